@@ -1,0 +1,43 @@
+# `make run` serves on the embedded defaults; `make test` runs the whole suite.
+# Both create the virtual environment in .venv when it is missing.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+TEST_POSTGRES_URL ?= postgresql+asyncpg://postgres@127.0.0.1:5432/lisan_test
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+PYTEST_ARGS ?=
+
+.PHONY: install run migrate lint test test-sqlite test-postgres bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+run: install
+	$(BIN)/lisan serve
+
+migrate: install
+	$(BIN)/lisan migrate
+
+lint: install
+	$(BIN)/ruff check src tests bench
+	$(BIN)/ruff format --check src tests bench
+	$(BIN)/mypy src tests bench
+
+test-sqlite: install
+	LISAN_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
+
+test-postgres: install
+	LISAN_TEST_DATABASE_URL=$(TEST_POSTGRES_URL) LISAN_TEST_REDIS_URL=$(TEST_REDIS_URL) \
+		$(BIN)/pytest $(PYTEST_ARGS)
+
+test: lint test-sqlite test-postgres
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

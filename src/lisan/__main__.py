@@ -1,0 +1,3 @@
+from lisan.cli import main
+
+main()

@@ -1,0 +1,98 @@
+"""The ASGI application: routers of every domain behind the request edge."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from lisan import CONTRACT_VERSION
+from lisan.core.edge import RequestEdge
+from lisan.core.http import JsonResponse, install_error_handlers
+from lisan.core.logging import configure_logging
+from lisan.core.migrate import upgrade_to_head
+from lisan.core.resources import Resources
+from lisan.core.settings import Settings, get_settings
+from lisan.probes.endpoints import router as probes_router
+
+log = logging.getLogger(__name__)
+
+MIGRATION_RETRY_S = (1.0, 30.0)  # first and longest pause between tries
+
+
+def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        resources = Resources.open(settings)
+        app.state.resources = resources
+        if migrate_in_background:
+            resources.schema_ready = False
+            task = asyncio.create_task(_migrate_until_done(resources))
+            resources.background.add(task)
+            task.add_done_callback(resources.background.discard)
+        try:
+            yield
+        finally:
+            await resources.close()
+
+    app = FastAPI(
+        title="Lisan",
+        version=CONTRACT_VERSION,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+        default_response_class=JsonResponse,
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(probes_router)
+    return app
+
+
+class LisanApp(RequestEdge):
+    """The application as served: the FastAPI app wrapped by the request edge."""
+
+    def __init__(self, fastapi_app: FastAPI) -> None:
+        super().__init__(fastapi_app)
+        self.fastapi = fastapi_app
+
+
+def create_app(
+    settings: Settings | None = None, *, migrate_in_background: bool = False
+) -> LisanApp:
+    settings = settings or get_settings()
+    return LisanApp(build_fastapi(settings, migrate_in_background=migrate_in_background))
+
+
+def serve_app() -> LisanApp:
+    """uvicorn's factory for `lisan serve`, called once in every server process."""
+    settings = get_settings()
+    configure_logging(settings)
+    return create_app(settings)
+
+
+def serve_app_migrating() -> LisanApp:
+    """For `serve` when the database was down at start: serve unready and migrate once it is up."""
+    settings = get_settings()
+    configure_logging(settings)
+    return create_app(settings, migrate_in_background=True)
+
+
+async def _migrate_until_done(resources: Resources) -> None:
+    pause, longest = MIGRATION_RETRY_S
+    while True:
+        try:
+            await asyncio.to_thread(upgrade_to_head, resources.settings.database_url)
+        except Exception as exc:
+            log.warning(
+                "migrations pending: database unavailable", extra={"error": type(exc).__name__}
+            )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, longest)
+        else:
+            resources.schema_ready = True
+            log.info("migrations applied")
+            return

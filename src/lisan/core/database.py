@@ -1,0 +1,98 @@
+"""The database layer: one async engine per process, sessions per request, and the model base."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy import MetaData, event, text
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.ext.asyncio import (
+    AsyncEngine,
+    AsyncSession,
+    async_sessionmaker,
+    create_async_engine,
+)
+from sqlalchemy.orm import DeclarativeBase
+from sqlalchemy.pool import ConnectionPoolEntry
+
+# Constraint names fixed by convention so Alembic migrations are stable across databases.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+# A query that waits this long for a database is treated as "database unavailable".
+CONNECT_TIMEOUT_S = 5.0
+
+
+def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
+    if database_url.startswith("sqlite"):
+        _ensure_sqlite_dir(database_url)
+        engine = create_async_engine(database_url, **kwargs)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        return engine
+    connect_args = {"timeout": CONNECT_TIMEOUT_S, **kwargs.pop("connect_args", {})}
+    return create_async_engine(
+        database_url,
+        pool_size=kwargs.pop("pool_size", 10),
+        max_overflow=kwargs.pop("max_overflow", 10),
+        pool_pre_ping=False,
+        connect_args=connect_args,
+        **kwargs,
+    )
+
+
+def _ensure_sqlite_dir(database_url: str) -> None:
+    from pathlib import Path
+
+    from sqlalchemy.engine import make_url
+
+    database = make_url(database_url).database
+    if database and database != ":memory:":
+        Path(database).parent.mkdir(parents=True, exist_ok=True)
+
+
+def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
+
+
+async def database_is_reachable(engine: AsyncEngine, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
+    """True when a real query answers within the timeout."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            async with engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+        return True
+    except Exception:
+        return False
+
+
+async def session_scope(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+    """A unit of work: committed when the caller finishes cleanly, rolled back otherwise."""
+    async with factory() as session:
+        try:
+            yield session
+        except BaseException:
+            await session.rollback()
+            raise
+        else:
+            await session.commit()

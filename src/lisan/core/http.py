@@ -1,0 +1,109 @@
+"""HTTP plumbing shared by every domain: JSON responses, the error renderer, dependency aliases."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from typing import Annotated, Any
+
+import orjson
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from lisan.core.database import session_scope
+from lisan.core.errors import InternalError, LisanError, error_body, error_for_status
+from lisan.core.resources import Resources
+from lisan.core.schemas import ResponseModel, describe_validation_error
+from lisan.core.settings import Settings
+
+log = logging.getLogger("lisan.error")
+
+
+class JsonResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        if isinstance(content, ResponseModel):
+            return content.to_json()
+        return orjson.dumps(content)
+
+
+def json_response(
+    content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
+) -> JsonResponse:
+    return JsonResponse(content, status_code=status_code, headers=headers)
+
+
+def error_response(error: LisanError) -> Response:
+    return Response(
+        error_body(error.message),
+        status_code=error.status_code,
+        headers=error.headers,
+        media_type="application/json",
+    )
+
+
+async def _lisan_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, LisanError)
+    if exc.status_code >= 500:
+        log.error("request failed", extra={"status": exc.status_code, "error": exc.message})
+    return error_response(exc)
+
+
+async def _validation_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    error = error_for_status(400)
+    error.message = describe_validation_error(list(exc.errors()))
+    return error_response(error)
+
+
+async def _http_error(_request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    error = error_for_status(exc.status_code)
+    if exc.headers:
+        error.headers.update(exc.headers)
+    return error_response(error)
+
+
+async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
+    # Starlette re-raises after sending this; the request edge logs it once, with its trace.
+    return error_response(InternalError())
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
+    app.add_exception_handler(Exception, _unexpected_error)
+    app.add_exception_handler(LisanError, _lisan_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+
+
+async def get_resources(request: Request) -> Resources:
+    # async on purpose: FastAPI runs a sync dependency in a worker thread.
+    resources: Resources = request.app.state.resources
+    return resources
+
+
+async def get_settings_dep(request: Request) -> Settings:
+    settings: Settings = request.app.state.resources.settings
+    return settings
+
+
+async def get_db_session(request: Request) -> AsyncIterator[AsyncSession]:
+    """The request's unit of work: services add to it; it is committed here, once, at the end."""
+    async for session in session_scope(request.app.state.resources.sessions):
+        yield session
+
+
+async def request_id(request: Request) -> str:
+    rid: str = request.state.request_id
+    return rid
+
+
+AppResources = Annotated[Resources, Depends(get_resources)]
+AppSettings = Annotated[Settings, Depends(get_settings_dep)]
+DbSession = Annotated[AsyncSession, Depends(get_db_session)]
+RequestId = Annotated[str, Depends(request_id)]

@@ -1,0 +1,48 @@
+"""What one server process holds for its lifetime: settings, the engine, the optional Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+import redis.asyncio as redis
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from lisan.core.database import create_engine, create_session_factory
+from lisan.core.settings import Settings
+
+log = logging.getLogger(__name__)
+
+REDIS_TIMEOUT_S = 1.0
+
+
+@dataclass
+class Resources:
+    settings: Settings
+    engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]
+    redis: redis.Redis | None
+    # False while the schema may be behind (the database was down when the server started).
+    schema_ready: bool = True
+    background: set[asyncio.Task[None]] = field(default_factory=set)
+
+    @classmethod
+    def open(cls, settings: Settings) -> Resources:
+        engine = create_engine(settings.database_url)
+        client = None
+        if settings.redis_url:
+            client = redis.from_url(
+                settings.redis_url,
+                socket_connect_timeout=REDIS_TIMEOUT_S,
+                socket_timeout=REDIS_TIMEOUT_S,
+            )
+        return cls(settings, engine, create_session_factory(engine), client)
+
+    async def close(self) -> None:
+        for task in list(self.background):
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
+        if self.redis is not None:
+            await self.redis.aclose()
+        await self.engine.dispose()

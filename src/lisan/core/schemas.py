@@ -1,0 +1,50 @@
+"""Base classes for request and response bodies, and strict JSON body parsing."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ErrorDetails
+
+from lisan.core.errors import BadRequest
+
+
+class RequestModel(BaseModel):
+    """A request body: strict JSON Schema semantics, no coercion, no extra properties."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class ResponseModel(BaseModel):
+    """A response body. Optional fields that do not apply are left out when `omit_none` is set;
+    fields the contract types as "or null" live on models that keep `omit_none` False."""
+
+    model_config = ConfigDict(frozen=True)
+    omit_none: ClassVar[bool] = False
+
+    def to_json(self) -> bytes:
+        return self.model_dump_json(exclude_none=self.omit_none).encode()
+
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+
+def describe_validation_error(errors: list[ErrorDetails] | list[dict[str, Any]]) -> str:
+    """A safe one-line message: where the first problem is and what it is (never the input)."""
+    if not errors:
+        return "invalid request"
+    first = errors[0]
+    location = ".".join(str(part) for part in first.get("loc", ()) if part != "__root__")
+    message = str(first.get("msg", "is invalid")).removeprefix("Value error, ")
+    return f"{location}: {message}" if location else message
+
+
+def parse_json_body(raw: bytes, model: type[ModelT]) -> ModelT:
+    try:
+        return model.model_validate_json(raw)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        if errors and errors[0]["type"] == "json_invalid":
+            raise BadRequest("body is not valid JSON") from None
+        raise BadRequest(describe_validation_error(errors)) from None

@@ -1,0 +1,131 @@
+"""Every `LISAN_*` setting, validated once at start (see the settings table in README.md)."""
+
+from __future__ import annotations
+
+import math
+import re
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import AnyHttpUrl, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_RATE_LIMIT = re.compile(
+    r"^\s*\d+\s*(/|\s+per\s+)\s*(\d+\s+)?(second|minute|hour|day|month|year)s?\s*$"
+)
+
+PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+
+
+class ProviderName(StrEnum):
+    LOCAL = "local"
+    OPENAI = "openai"
+
+
+class BillingEnforcement(StrEnum):
+    DISABLED = "disabled"
+    ENFORCED = "enforced"
+
+
+class LogFormat(StrEnum):
+    JSON = "json"
+    CONSOLE = "console"
+
+
+class LogLevel(StrEnum):
+    DEBUG = "DEBUG"
+    INFO = "INFO"
+    WARNING = "WARNING"
+    ERROR = "ERROR"
+    CRITICAL = "CRITICAL"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LISAN_", extra="ignore", frozen=True)
+
+    database_url: str = "sqlite+aiosqlite:///./var/lisan.db"
+    redis_url: str | None = None
+    provider: ProviderName = ProviderName.LOCAL
+    openai_base_url: AnyHttpUrl = AnyHttpUrl("https://api.openai.com/v1")
+    openai_api_key: str | None = Field(default=None, repr=False)
+    openai_transcribe_model: str = Field(default="gpt-4o-transcribe", min_length=1)
+    openai_plan_model: str = Field(default="gpt-4.1-mini", min_length=1)
+    transcribe_timeout_s: PositiveSeconds = 8.0
+    plan_timeout_s: PositiveSeconds = 6.0
+    confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    session_ttl_s: int = Field(default=2_592_000, ge=1)
+    refresh_grace_s: int = Field(default=604_800, ge=0)
+    billing_enforcement: BillingEnforcement = BillingEnforcement.DISABLED
+    rate_limit_register: str = "10/minute"
+    rate_limit_job_lookup: str = "60/minute"
+    rate_limit_commands: str = "30/minute"
+    rate_limit_user: str = "300/minute"
+    storage_dir: Path = Path("./var/objects")
+    deletion_max_attempts: int = Field(default=5, ge=1)
+    deletion_backoff_s: PositiveSeconds = 2.0
+    run_worker: bool = True
+    alert_webhook_url: AnyHttpUrl | None = None
+    log_level: LogLevel = LogLevel.INFO
+    log_format: LogFormat = LogFormat.JSON
+
+    @field_validator("database_url")
+    @classmethod
+    def _async_database_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                "must be an async SQLAlchemy URL: sqlite+aiosqlite:///PATH "
+                "or postgresql+asyncpg://USER@HOST/DB"
+            )
+        return value
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must be a redis:// or rediss:// URL")
+        return value
+
+    @field_validator(
+        "rate_limit_register", "rate_limit_job_lookup", "rate_limit_commands", "rate_limit_user"
+    )
+    @classmethod
+    def _rate_limit(cls, value: str) -> str:
+        if not _RATE_LIMIT.match(value):
+            raise ValueError("must read like '10/minute' or '100 per hour'")
+        return value.strip()
+
+    @field_validator("transcribe_timeout_s", "plan_timeout_s", "deletion_backoff_s")
+    @classmethod
+    def _finite(cls, value: float) -> float:
+        if not math.isfinite(value):
+            raise ValueError("must be a finite number of seconds")
+        return value
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.database_url.startswith("sqlite")
+
+
+class SettingsError(Exception):
+    """A setting has a bad value; the message names the variable and fits on one line."""
+
+
+def load_settings() -> Settings:
+    """Read the environment, turning a validation failure into one line naming the variable."""
+    try:
+        return Settings()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "?"
+        message = str(first["msg"]).removeprefix("Value error, ")
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise SettingsError(f"LISAN_{field.upper()}: {message}{more}") from None
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    return load_settings()

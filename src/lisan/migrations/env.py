@@ -1,0 +1,66 @@
+"""Alembic environment: async engines for SQLite and PostgreSQL, one migrator at a time."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+
+from alembic import context
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+
+import lisan.models
+from lisan.core.database import create_engine
+
+# Any fixed number: every process that migrates the same PostgreSQL database takes this lock.
+MIGRATION_LOCK_ID = 0x4C6973616E
+
+config = context.config
+target_metadata = lisan.models.Base.metadata
+
+
+def _database_url() -> str:
+    url = (
+        config.attributes.get("database_url")
+        or os.environ.get("LISAN_DATABASE_URL")
+        or config.get_main_option("sqlalchemy.url")
+    )
+    if not url:
+        raise RuntimeError("no database URL given to the migrations")
+    return str(url)
+
+
+def _run(connection: Connection) -> None:
+    context.configure(
+        connection=connection,
+        target_metadata=target_metadata,
+        render_as_batch=connection.dialect.name == "sqlite",
+        compare_type=True,
+    )
+    with context.begin_transaction():
+        if connection.dialect.name == "postgresql":
+            # Several server processes may start at once; the others wait, then find nothing to do.
+            connection.execute(text(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_ID})"))
+        context.run_migrations()
+
+
+async def _run_online() -> None:
+    engine = create_engine(_database_url())
+    try:
+        async with engine.connect() as connection:
+            await connection.run_sync(_run)
+            await connection.commit()
+    finally:
+        await engine.dispose()
+
+
+def _run_offline() -> None:
+    context.configure(url=_database_url(), target_metadata=target_metadata, literal_binds=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+if context.is_offline_mode():
+    _run_offline()
+else:
+    asyncio.run(_run_online())

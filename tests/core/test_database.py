@@ -1,0 +1,44 @@
+from __future__ import annotations
+
+from alembic.script import ScriptDirectory
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from lisan.core.database import NAMING_CONVENTION, Base
+from lisan.core.migrate import alembic_config
+
+
+async def test_the_database_is_migrated_to_head(
+    admin_engine: AsyncEngine, database_url: str
+) -> None:
+    head = ScriptDirectory.from_config(alembic_config(database_url)).get_current_head()
+    async with admin_engine.connect() as connection:
+        current = (
+            await connection.execute(text("SELECT version_num FROM alembic_version"))
+        ).scalar()
+    assert head is not None
+    assert current == head
+
+
+async def test_sqlite_runs_in_wal_mode_with_foreign_keys(
+    admin_engine: AsyncEngine, database_kind: str
+) -> None:
+    if database_kind != "sqlite":
+        return
+    async with admin_engine.connect() as connection:
+        journal = (await connection.execute(text("PRAGMA journal_mode"))).scalar()
+        foreign_keys = (await connection.execute(text("PRAGMA foreign_keys"))).scalar()
+    assert journal == "wal"
+    assert foreign_keys == 1
+
+
+def test_constraint_names_follow_the_convention() -> None:
+    assert Base.metadata.naming_convention == NAMING_CONVENTION
+
+
+def test_migration_files_are_date_slug_named() -> None:
+    script = ScriptDirectory.from_config(alembic_config("sqlite+aiosqlite://"))
+    for revision in script.walk_revisions():
+        name = revision.path.rsplit("/", 1)[-1]
+        assert name[:8].isdigit(), name
+        assert name[8] == "_", name

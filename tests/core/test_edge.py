@@ -1,0 +1,273 @@
+"""The request edge: request ids, body limits while reading, error rendering, access logs."""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import AsyncIterator
+
+import httpx
+import pytest
+from fastapi import APIRouter, Query, Request
+
+from lisan.app import LisanApp
+from lisan.core.edge import (
+    COMMAND_BODY_LIMIT,
+    JSON_BODY_LIMIT,
+    Message,
+    Receive,
+    RequestEdge,
+    Scope,
+    Send,
+)
+from lisan.core.errors import Conflict
+from lisan.core.schemas import RequestModel, parse_json_body
+from tests.conftest import client_for
+
+
+class EchoBody(RequestModel):
+    name: str
+    count: int
+
+
+def _test_router() -> APIRouter:
+    router = APIRouter()
+
+    @router.get("/test/boom")
+    async def boom() -> None:
+        raise RuntimeError("SELECT secret FROM users -- provider said: key sk-123")
+
+    @router.post("/test/echo")
+    async def echo(request: Request) -> dict[str, object]:
+        body = parse_json_body(await request.body(), EchoBody)
+        return body.model_dump()
+
+    @router.get("/test/query")
+    async def query(n: int = Query(ge=1)) -> dict[str, int]:
+        return {"n": n}
+
+    @router.get("/test/conflict")
+    async def conflict() -> None:
+        raise Conflict("still running", headers={"Retry-After": "2"})
+
+    return router
+
+
+@pytest.fixture
+async def edge_client(app: LisanApp) -> AsyncIterator[httpx.AsyncClient]:
+    app.fastapi.include_router(_test_router())
+    async with client_for(app) as http:
+        yield http
+
+
+async def test_client_uuid_is_echoed(edge_client: httpx.AsyncClient) -> None:
+    rid = str(uuid.uuid4())
+    response = await edge_client.get("/health", headers={"X-Request-ID": rid})
+    assert response.headers["x-request-id"] == rid
+
+
+async def test_a_non_uuid_request_id_is_replaced(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.get("/nope", headers={"X-Request-ID": "not-a-uuid"})
+    assert response.status_code == 404
+    assert response.json() == {"error": "not found"}
+    assert uuid.UUID(response.headers["x-request-id"])
+    assert response.headers["x-request-id"] != "not-a-uuid"
+
+
+async def test_every_request_gets_a_fresh_id(edge_client: httpx.AsyncClient) -> None:
+    first = await edge_client.get("/health")
+    second = await edge_client.get("/health")
+    assert first.headers["x-request-id"] != second.headers["x-request-id"]
+
+
+async def test_method_not_allowed_is_a_json_405(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.delete("/health")
+    assert response.status_code == 405
+    assert response.json() == {"error": "method not allowed"}
+    assert "x-request-id" in response.headers
+
+
+async def test_an_unexpected_failure_leaks_nothing(
+    edge_client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.ERROR, logger="lisan.error"):
+        response = await edge_client.get("/test/boom")
+    assert response.status_code == 500
+    assert response.json() == {"error": "internal error"}
+    assert "secret" not in response.text
+    assert "Traceback" not in response.text
+    assert uuid.UUID(response.headers["x-request-id"])
+    assert any(record.exc_info for record in caplog.records), "the failure is logged for operators"
+
+
+async def test_body_validation_is_400_not_422(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.post("/test/echo", json={"name": "x", "count": "1"})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("count:")
+    assert set(response.json()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"{not json",
+        b'{"name": "x", "count": 1, "extra": true}',
+        b'{"name": 12, "count": 1}',
+        b'{"name": "x", "count": true}',
+        b"[]",
+        b"",
+    ],
+)
+async def test_bad_bodies_are_400(edge_client: httpx.AsyncClient, body: bytes) -> None:
+    response = await edge_client.post(
+        "/test/echo", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 400
+    assert list(response.json()) == ["error"]
+
+
+async def test_a_good_body_passes(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.post("/test/echo", json={"name": "x", "count": 2})
+    assert response.status_code == 200
+    assert response.json() == {"name": "x", "count": 2}
+
+
+async def test_query_validation_is_400(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.get("/test/query", params={"n": "zero"})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("query.n:")
+
+
+async def test_lisan_errors_keep_their_headers(edge_client: httpx.AsyncClient) -> None:
+    response = await edge_client.get("/test/conflict")
+    assert response.status_code == 409
+    assert response.json() == {"error": "still running"}
+    assert response.headers["retry-after"] == "2"
+
+
+async def test_a_20kb_json_body_is_413(edge_client: httpx.AsyncClient) -> None:
+    body = json.dumps({"name": "x" * 20_000, "count": 1})
+    response = await edge_client.post(
+        "/test/echo", content=body, headers={"content-type": "application/json"}
+    )
+    assert response.status_code == 413
+    assert response.json() == {"error": "request body too large"}
+    assert uuid.UUID(response.headers["x-request-id"])
+
+
+async def test_access_log_carries_the_request_id(
+    edge_client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger="lisan.access"):
+        response = await edge_client.get("/health")
+    records = [r for r in caplog.records if r.name == "lisan.access"]
+    assert records, "one access log line per request"
+    record = records[-1]
+    assert record.request_id == response.headers["x-request-id"]  # type: ignore[attr-defined]
+    assert record.status == 200  # type: ignore[attr-defined]
+    assert record.path == "/health"  # type: ignore[attr-defined]
+
+
+# The limits themselves, against a bare ASGI app that reports how much body it was handed.
+
+
+async def _body_length_app(scope: Scope, receive: Receive, send: Send) -> None:
+    size = 0
+    while True:
+        message = await receive()
+        size += len(message.get("body", b""))
+        if not message.get("more_body"):
+            break
+    payload = json.dumps({"received": size}).encode()
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": payload})
+
+
+@pytest.fixture
+async def limit_client() -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=RequestEdge(_body_length_app))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        yield http
+
+
+def _chunks(total: int, chunk: int = 4096) -> AsyncIterator[bytes]:
+    async def generate() -> AsyncIterator[bytes]:
+        sent = 0
+        while sent < total:
+            size = min(chunk, total - sent)
+            sent += size
+            yield b"a" * size
+
+    return generate()
+
+
+@pytest.mark.parametrize(
+    ("path", "limit"),
+    [("/v1/users/me", JSON_BODY_LIMIT), ("/v1/commands", COMMAND_BODY_LIMIT)],
+)
+async def test_limits_at_the_boundary(
+    limit_client: httpx.AsyncClient, path: str, limit: int
+) -> None:
+    at_limit = await limit_client.post(path, content=b"a" * limit)
+    assert at_limit.json() == {"received": limit}
+    over = await limit_client.post(path, content=b"a" * (limit + 1))
+    assert over.status_code == 413
+
+
+async def test_limit_holds_without_content_length(limit_client: httpx.AsyncClient) -> None:
+    response = await limit_client.post("/v1/vocabulary", content=_chunks(JSON_BODY_LIMIT * 2))
+    assert response.status_code == 413
+
+
+async def test_limit_holds_when_content_length_lies(limit_client: httpx.AsyncClient) -> None:
+    response = await limit_client.post(
+        "/v1/commands",
+        content=_chunks(COMMAND_BODY_LIMIT + 10),
+        headers={"content-length": "100"},
+    )
+    assert response.status_code == 413
+
+
+async def test_a_declared_oversize_body_is_refused_before_reading() -> None:
+    reads = 0
+
+    async def receive() -> Message:
+        nonlocal reads
+        reads += 1
+        return {"type": "http.request", "body": b"", "more_body": True}
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/v1/app-grants",
+        "headers": [(b"content-length", str(JSON_BODY_LIMIT + 1).encode())],
+    }
+    await RequestEdge(_body_length_app)(scope, receive, send)
+    assert reads == 0
+    assert sent[0]["status"] == 413
+
+
+async def test_the_edge_stops_reading_once_over_the_limit() -> None:
+    """An endless body is refused after limit + one chunk, not read to the end."""
+    reads = 0
+
+    async def receive() -> Message:
+        nonlocal reads
+        reads += 1
+        return {"type": "http.request", "body": b"a" * 1024, "more_body": True}
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/v1/vocabulary", "headers": []}
+    await RequestEdge(_body_length_app)(scope, receive, send)
+    assert sent[0]["status"] == 413
+    assert reads == JSON_BODY_LIMIT // 1024 + 1
