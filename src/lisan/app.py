@@ -10,6 +10,8 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from lisan import CONTRACT_VERSION
+from lisan.admin.endpoints import router as admin_router
+from lisan.auth.endpoints import router as auth_router
 from lisan.core.edge import RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
@@ -17,6 +19,7 @@ from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
 from lisan.probes.endpoints import router as probes_router
+from lisan.users.endpoints import router as users_router
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +51,8 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    app.include_router(probes_router)
+    for router in (probes_router, auth_router, users_router, admin_router):
+        app.include_router(router)
     return app
 
 

@@ -5,16 +5,27 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from typing import Annotated, NoReturn
+from collections.abc import Awaitable, Callable
+from typing import Annotated, NoReturn, TypeVar
 
 import typer
+from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import create_engine, database_is_reachable
+from lisan.admin import service as admin
+from lisan.admin.models import Permission
+from lisan.core.database import (
+    create_engine,
+    create_session_factory,
+    database_is_reachable,
+    unit_of_work,
+)
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.settings import Settings, SettingsError, get_settings
 
 log = logging.getLogger("lisan.cli")
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="lisan",
@@ -90,6 +101,76 @@ def serve(
         server_header=False,
         proxy_headers=True,
     )
+
+
+admin_app = typer.Typer(
+    help="Admin credentials for the audited admin routes.", no_args_is_help=True
+)
+app.add_typer(admin_app, name="admin")
+
+AdminName = Annotated[
+    str, typer.Option("--name", help="Who holds the credential (1 to 64 characters).")
+]
+
+
+def _admin_name(name: str) -> str:
+    name = name.strip()
+    if not 1 <= len(name) <= 64:
+        raise typer.BadParameter("must be 1 to 64 characters", param_hint="--name")
+    return name
+
+
+async def _in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    """Run `work` in one committed transaction (the CLI's equivalent of a request)."""
+    engine = create_engine(settings.database_url, for_writes=True)
+    try:
+        async with unit_of_work(create_session_factory(engine)) as session:
+            return await work(session)
+    finally:
+        await engine.dispose()
+
+
+def _run_in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    try:
+        upgrade_to_head(settings.database_url)
+    except Exception as exc:
+        fail(f"database unavailable: {type(exc).__name__}")
+    return asyncio.run(_in_unit_of_work(settings, work))
+
+
+@admin_app.command("create-token")
+def admin_create_token(
+    name: AdminName,
+    permission: Annotated[
+        list[Permission], typer.Option("--permission", help="Repeat for each permission.")
+    ],
+) -> None:
+    """Print a new admin token, alone on stdout (only its hash is stored)."""
+    settings = load_settings_or_exit()
+    name = _admin_name(name)
+
+    async def create(session: AsyncSession) -> str:
+        return await admin.create_credential(session, name, permission)
+
+    try:
+        token = _run_in_unit_of_work(settings, create)
+    except admin.CredentialNameTaken:
+        fail(f"an admin credential named {name!r} exists; revoke it first")
+    typer.echo(token)
+
+
+@admin_app.command("revoke-token")
+def admin_revoke_token(name: AdminName) -> None:
+    """Revoke the admin credential with that name."""
+    settings = load_settings_or_exit()
+    name = _admin_name(name)
+
+    async def revoke(session: AsyncSession) -> bool:
+        return await admin.revoke_credential(session, name)
+
+    if not _run_in_unit_of_work(settings, revoke):
+        fail(f"no live admin credential named {name!r}")
+    typer.echo(f"revoked {name}", err=True)
 
 
 def main() -> None:

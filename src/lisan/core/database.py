@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import MetaData, event, text
+from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
@@ -44,11 +46,25 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor.close()
 
 
-def create_engine(database_url: str, **kwargs: Any) -> AsyncEngine:
+def _sqlite_driver_autocommit(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    # Let SQLAlchemy emit BEGIN itself (the driver's implicit BEGIN is deferred).
+    dbapi_connection.isolation_level = None
+
+
+def _sqlite_begin_immediate(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any) -> AsyncEngine:
+    """An async engine. On SQLite, `for_writes` makes every transaction BEGIN IMMEDIATE: it waits
+    for the write lock up front instead of failing when a read snapshot must become a write."""
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         engine = create_async_engine(database_url, **kwargs)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        if for_writes:
+            event.listen(engine.sync_engine, "connect", _sqlite_driver_autocommit)
+            event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
     connect_args = {"timeout": CONNECT_TIMEOUT_S, **kwargs.pop("connect_args", {})}
     return create_async_engine(
@@ -86,7 +102,8 @@ async def database_is_reachable(engine: AsyncEngine, timeout_s: float = CONNECT_
         return False
 
 
-async def session_scope(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
+@asynccontextmanager
+async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
     """A unit of work: committed when the caller finishes cleanly, rolled back otherwise."""
     async with factory() as session:
         try:

@@ -13,10 +13,11 @@ class LisanError(Exception):
 
     status_code: ClassVar[int] = 500
     default_message: ClassVar[str] = "internal error"
+    default_headers: ClassVar[Mapping[str, str]] = {}
 
     def __init__(self, message: str | None = None, *, headers: Mapping[str, str] | None = None):
         self.message = message or self.default_message
-        self.headers = dict(headers or {})
+        self.headers = {**self.default_headers, **(headers or {})}
         super().__init__(self.message)
 
 
@@ -28,6 +29,16 @@ class BadRequest(LisanError):
 class Unauthorized(LisanError):
     status_code = 401
     default_message = "authentication required"
+
+
+class NotAuthenticated(Unauthorized):
+    """401 with the challenge the contract asks for (`error="invalid_token"` when one was sent)."""
+
+    def __init__(self, *, token_sent: bool, message: str = "invalid or missing credentials"):
+        challenge = 'Bearer realm="lisan"'
+        if token_sent:
+            challenge += ', error="invalid_token"'
+        super().__init__(message, headers={"WWW-Authenticate": challenge})
 
 
 class Forbidden(LisanError):
@@ -48,6 +59,8 @@ class MethodNotAllowed(LisanError):
 class Conflict(LisanError):
     status_code = 409
     default_message = "conflict"
+    # The contract has every 409 carry Retry-After.
+    default_headers = {"Retry-After": "1"}
 
 
 class PayloadTooLarge(LisanError):
@@ -63,6 +76,7 @@ class UnprocessableEntity(LisanError):
 class TooManyRequests(LisanError):
     status_code = 429
     default_message = "too many requests"
+    default_headers = {"Retry-After": "1"}
 
 
 class InternalError(LisanError):
@@ -78,6 +92,7 @@ class BadGateway(LisanError):
 class ServiceUnavailable(LisanError):
     status_code = 503
     default_message = "service temporarily unavailable"
+    default_headers = {"Retry-After": "5"}
 
 
 class GatewayTimeout(LisanError):

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
-from lisan.core.database import session_scope
+from lisan.core.database import unit_of_work
 from lisan.core.errors import InternalError, LisanError, error_body, error_for_status
 from lisan.core.resources import Resources
 from lisan.core.schemas import ResponseModel, describe_validation_error
@@ -94,7 +94,7 @@ async def get_settings_dep(request: Request) -> Settings:
 
 async def get_db_session(request: Request) -> AsyncIterator[AsyncSession]:
     """The request's unit of work: services add to it; it is committed here, once, at the end."""
-    async for session in session_scope(request.app.state.resources.sessions):
+    async with unit_of_work(request.app.state.resources.sessions) as session:
         yield session
 
 
@@ -105,5 +105,6 @@ async def request_id(request: Request) -> str:
 
 AppResources = Annotated[Resources, Depends(get_resources)]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
-DbSession = Annotated[AsyncSession, Depends(get_db_session)]
+# scope="function": commit before the response is sent, so a failed commit is an error response.
+DbSession = Annotated[AsyncSession, Depends(get_db_session, scope="function")]
 RequestId = Annotated[str, Depends(request_id)]

@@ -10,6 +10,7 @@ import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lisan.core.database import create_engine, create_session_factory
+from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -20,9 +21,12 @@ REDIS_TIMEOUT_S = 1.0
 @dataclass
 class Resources:
     settings: Settings
+    # Short reads outside a unit of work (credential look-ups, readiness).
     engine: AsyncEngine
+    # Units of work; on SQLite a second engine whose transactions take the write lock up front.
     sessions: async_sessionmaker[AsyncSession]
     redis: redis.Redis | None
+    rate_limiter: RateLimiter
     # False while the schema may be behind (the database was down when the server started).
     schema_ready: bool = True
     background: set[asyncio.Task[None]] = field(default_factory=set)
@@ -30,6 +34,9 @@ class Resources:
     @classmethod
     def open(cls, settings: Settings) -> Resources:
         engine = create_engine(settings.database_url)
+        write_engine = (
+            create_engine(settings.database_url, for_writes=True) if settings.is_sqlite else engine
+        )
         client = None
         if settings.redis_url:
             client = redis.from_url(
@@ -37,7 +44,13 @@ class Resources:
                 socket_connect_timeout=REDIS_TIMEOUT_S,
                 socket_timeout=REDIS_TIMEOUT_S,
             )
-        return cls(settings, engine, create_session_factory(engine), client)
+        return cls(
+            settings,
+            engine,
+            create_session_factory(write_engine),
+            client,
+            RateLimiter(settings.redis_url),
+        )
 
     async def close(self) -> None:
         for task in list(self.background):
@@ -45,4 +58,7 @@ class Resources:
         await asyncio.gather(*self.background, return_exceptions=True)
         if self.redis is not None:
             await self.redis.aclose()
+        write_engine = self.sessions.kw["bind"]
+        if write_engine is not self.engine:
+            await write_engine.dispose()
         await self.engine.dispose()

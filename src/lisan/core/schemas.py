@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
 from pydantic_core import ErrorDetails
 
 from lisan.core.errors import BadRequest
@@ -24,7 +24,7 @@ class ResponseModel(BaseModel):
     omit_none: ClassVar[bool] = False
 
     def to_json(self) -> bytes:
-        return self.model_dump_json(exclude_none=self.omit_none).encode()
+        return self.model_dump_json(exclude_none=self.omit_none, by_alias=True).encode()
 
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -48,3 +48,13 @@ def parse_json_body(raw: bytes, model: type[ModelT]) -> ModelT:
         if errors and errors[0]["type"] == "json_invalid":
             raise BadRequest("body is not valid JSON") from None
         raise BadRequest(describe_validation_error(errors)) from None
+
+
+def _reject_null(value: object) -> object:
+    if value is None:
+        raise ValueError("must not be null")
+    return value
+
+
+# For optional request fields: may be left out, but an explicit `null` is not of the field's type.
+NotNull = BeforeValidator(_reject_null)

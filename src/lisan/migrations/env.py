@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from typing import Any, Literal
 
 from alembic import context
 from sqlalchemy import text
@@ -11,6 +12,7 @@ from sqlalchemy.engine import Connection
 
 import lisan.models
 from lisan.core.database import create_engine
+from lisan.core.types import UtcDateTime
 
 # Any fixed number: every process that migrates the same PostgreSQL database takes this lock.
 MIGRATION_LOCK_ID = 0x4C6973616E
@@ -30,12 +32,20 @@ def _database_url() -> str:
     return str(url)
 
 
+def _render_item(type_: str, obj: Any, autogen_context: Any) -> str | Literal[False]:
+    # Migrations stay free of application imports: UtcDateTime is a plain timezone-aware DateTime.
+    if type_ == "type" and isinstance(obj, UtcDateTime):
+        return "sa.DateTime(timezone=True)"
+    return False
+
+
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=target_metadata,
         render_as_batch=connection.dialect.name == "sqlite",
         compare_type=True,
+        render_item=_render_item,
     )
     with context.begin_transaction():
         if connection.dialect.name == "postgresql":

@@ -1,0 +1,200 @@
+"""Audited admin support: look up, suspend, reinstate. Every call, whatever its end, is audited."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+
+from lisan.admin import repository
+from lisan.admin.models import AdminCredential, AuditEvent, AuditOutcome, Permission
+from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
+from lisan.core import tokens
+from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
+from lisan.core.ratelimit import RateLimiter
+from lisan.core.types import utcnow
+from lisan.users import service as users
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+# Longest target kept in the audit trail (a userId that is not a UUID may be any length).
+_TARGET_CHARS = 128
+
+
+class AdminAction(StrEnum):
+    READ_USER = "user.read"
+    SUSPEND_USER = "user.suspend"
+    REINSTATE_USER = "user.reinstate"
+
+
+REQUIRED_PERMISSION = {
+    AdminAction.READ_USER: Permission.USERS_READ,
+    AdminAction.SUSPEND_USER: Permission.USERS_SUSPEND,
+    AdminAction.REINSTATE_USER: Permission.USERS_SUSPEND,
+}
+
+_OUTCOME_BY_STATUS = {
+    401: AuditOutcome.UNAUTHENTICATED,
+    403: AuditOutcome.DENIED,
+    404: AuditOutcome.NOT_FOUND,
+    409: AuditOutcome.CONFLICT,
+    429: AuditOutcome.RATE_LIMITED,
+}
+
+
+class CredentialNameTaken(Exception):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Admin:
+    credential_id: uuid.UUID
+    name: str
+    permissions: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class AdminCall:
+    """One call to an admin route: who made it (if anyone we know), and where from."""
+
+    admin: Admin | None
+    token_sent: bool
+    request_id: str
+    client_ip: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditContext:
+    """What auditing needs besides the request's unit of work."""
+
+    sessions: async_sessionmaker[AsyncSession]
+    rate_limiter: RateLimiter
+    rate_limit: str
+
+
+def _event(call: AdminCall, action: AdminAction, target: str, outcome: AuditOutcome) -> AuditEvent:
+    return AuditEvent(
+        id=uuid.uuid4(),
+        admin_credential_id=call.admin.credential_id if call.admin else None,
+        admin_name=call.admin.name if call.admin else None,
+        action=action.value,
+        target=target[:_TARGET_CHARS],
+        outcome=outcome.value,
+        request_id=call.request_id,
+        created_at=utcnow(),
+    )
+
+
+async def _record_alone(
+    context: AuditContext, call: AdminCall, action: AdminAction, target: str, outcome: AuditOutcome
+) -> None:
+    """A call that changed nothing is audited in a transaction of its own (the request's rolls
+    back). Best effort: a failing audit store must not hide the original answer."""
+    try:
+        async with context.sessions() as session, session.begin():
+            await repository.add_audit_event(session, _event(call, action, target, outcome))
+    except Exception:
+        log.exception("audit record failed", extra={"action": action.value, "outcome": outcome})
+
+
+async def audited(
+    session: AsyncSession,
+    context: AuditContext,
+    call: AdminCall,
+    action: AdminAction,
+    target: str,
+    operation: Callable[[], Awaitable[tuple[T, AuditOutcome]]],
+) -> T:
+    """The one way an admin action runs: limit, authenticate, authorise, act, audit."""
+    try:
+        caller_key = call.admin.name if call.admin else call.client_ip
+        await context.rate_limiter.hit(context.rate_limit, "admin", caller_key)
+        if call.admin is None:
+            raise NotAuthenticated(token_sent=call.token_sent)
+        permission = REQUIRED_PERMISSION[action]
+        if permission not in call.admin.permissions:
+            raise Forbidden(f"this credential lacks the permission {permission}")
+        result, outcome = await operation()
+    except LisanError as exc:
+        outcome = _OUTCOME_BY_STATUS.get(exc.status_code, AuditOutcome.ERROR)
+        await _record_alone(context, call, action, target, outcome)
+        raise
+    except Exception:
+        await _record_alone(context, call, action, target, AuditOutcome.ERROR)
+        raise
+    # Same transaction as the change it records: both land or neither does.
+    await repository.add_audit_event(session, _event(call, action, target, outcome))
+    return result
+
+
+async def identify(engine: AsyncEngine, authorization: str | None) -> tuple[Admin | None, bool]:
+    """The live admin credential in `authorization` (None if there is none) and whether a
+    token was sent at all. A session token is just an unknown credential here."""
+    token = tokens.bearer_token(authorization)
+    if not token or not tokens.is_well_formed(token, tokens.ADMIN_PREFIX):
+        return None, token is not None
+    row = await repository.live_credential_by_hash(engine, tokens.token_hash(token))
+    if row is None:
+        return None, True
+    return Admin(row.id, row.name, frozenset(row.permissions.split())), True
+
+
+async def read_user(session: AsyncSession, user_id: str) -> tuple[AdminUserView, AuditOutcome]:
+    user = await users.get_account(session, user_id)
+    view = AdminUserView(
+        user_id=str(user.id),
+        status=user.status,
+        registered_at=user.registered_at,
+        suspended_at=user.suspended_at,
+    )
+    return view, AuditOutcome.OK
+
+
+async def suspend_user(session: AsyncSession, user_id: str) -> tuple[SuspendResult, AuditOutcome]:
+    change = await users.suspend(session, user_id)
+    outcome = AuditOutcome.OK if change.changed else AuditOutcome.UNCHANGED
+    return SuspendResult(user_id=str(change.user.id)), outcome
+
+
+async def reinstate_user(
+    session: AsyncSession, user_id: str
+) -> tuple[ReinstateResult, AuditOutcome]:
+    change = await users.reinstate(session, user_id)
+    outcome = AuditOutcome.OK if change.changed else AuditOutcome.UNCHANGED
+    return ReinstateResult(user_id=str(change.user.id)), outcome
+
+
+async def create_credential(session: AsyncSession, name: str, permissions: list[Permission]) -> str:
+    """A new admin token (printed once, stored as a hash). A revoked name may be issued again."""
+    token = tokens.new_token(tokens.ADMIN_PREFIX)
+    granted = " ".join(sorted({p.value for p in permissions}))
+    existing = await repository.credential_by_name(session, name)
+    if existing is not None and existing.revoked_at is None:
+        raise CredentialNameTaken(name)
+    if existing is not None:
+        existing.token_hash = tokens.token_hash(token)
+        existing.permissions = granted
+        existing.created_at = utcnow()
+        existing.revoked_at = None
+        await session.flush()
+        return token
+    credential = AdminCredential(
+        id=uuid.uuid4(),
+        name=name,
+        token_hash=tokens.token_hash(token),
+        permissions=granted,
+        created_at=utcnow(),
+    )
+    await repository.add_credential(session, credential)
+    return token
+
+
+async def revoke_credential(session: AsyncSession, name: str) -> bool:
+    return await repository.revoke_credential(session, name, utcnow())

@@ -1,0 +1,61 @@
+"""The one authentication dependency every user route uses, in its few variants."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Request
+
+from lisan.auth.service import (
+    Principal,
+    Purpose,
+    authenticate,
+    session_for_token,
+)
+from lisan.core.errors import NotAuthenticated
+from lisan.core.resources import Resources
+
+
+def client_ip(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+async def _authenticated(request: Request, purpose: Purpose, limit: str, bucket: str) -> Principal:
+    resources: Resources = request.app.state.resources
+    principal = await authenticate(
+        resources.engine,
+        resources.settings,
+        request.headers.get("authorization"),
+        request.headers.get("x-install-id"),
+        purpose,
+    )
+    await resources.rate_limiter.hit(limit, bucket, str(principal.user_id))
+    return principal
+
+
+async def current_user(request: Request) -> Principal:
+    settings = request.app.state.resources.settings
+    return await _authenticated(request, Purpose.USE, settings.rate_limit_user, "user")
+
+
+async def refreshing_user(request: Request) -> Principal:
+    settings = request.app.state.resources.settings
+    return await _authenticated(request, Purpose.REFRESH, settings.rate_limit_user, "user")
+
+
+async def presented_session(request: Request) -> Principal | None:
+    """The live session a register-device call presents, if any; never raises. The install id
+    is in the body, and the service checks the session is bound to it."""
+    resources: Resources = request.app.state.resources
+    if "authorization" not in request.headers:
+        return None
+    try:
+        return await session_for_token(
+            resources.engine, resources.settings, request.headers["authorization"], Purpose.USE
+        )
+    except NotAuthenticated:
+        return None
+
+
+CurrentUser = Annotated[Principal, Depends(current_user)]
+RefreshingUser = Annotated[Principal, Depends(refreshing_user)]

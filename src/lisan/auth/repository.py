@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Row, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+
+from lisan.auth.models import DeviceSession
+from lisan.users.repository import with_account
+
+_table = DeviceSession.__table__
+
+# Built once: the hot path of every user request.
+_PRINCIPAL_BY_HASH = with_account(
+    select(
+        DeviceSession.id,
+        DeviceSession.user_id,
+        DeviceSession.install_id,
+        DeviceSession.expires_at,
+        DeviceSession.revoked_at,
+    ),
+    _table,
+    DeviceSession.user_id,
+)
+
+
+async def principal_by_hash(engine: AsyncEngine, token_hash: bytes) -> Row[Any] | None:
+    """The session and its account in one query, on a short connection of its own (no unit of
+    work is held open while the request runs)."""
+    async with engine.connect() as connection:
+        result = await connection.execute(
+            _PRINCIPAL_BY_HASH.where(DeviceSession.token_hash == token_hash)
+        )
+        return result.first()
+
+
+async def add(
+    session: AsyncSession,
+    *,
+    user_id: uuid.UUID,
+    install_id: str,
+    token_hash: bytes,
+    created_at: datetime,
+    expires_at: datetime,
+) -> None:
+    session.add(
+        DeviceSession(
+            id=uuid.uuid4(),
+            user_id=user_id,
+            install_id=install_id,
+            token_hash=token_hash,
+            created_at=created_at,
+            expires_at=expires_at,
+        )
+    )
+    await session.flush()
+
+
+async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) -> bool:
+    """Revoke a live session; False when it was already revoked (so of two racing refreshes,
+    exactly one wins: the row lock, or SQLite's write lock, orders them)."""
+    result = await session.execute(
+        update(DeviceSession)
+        .where(DeviceSession.id == session_id, DeviceSession.revoked_at.is_(None))
+        .values(revoked_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]

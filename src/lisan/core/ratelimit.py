@@ -1,0 +1,77 @@
+"""Rate limits through the `limits` library: Redis storage when configured, memory otherwise.
+
+If Redis fails mid-run the limits fall back to in-process memory (logged once per outage) and
+Redis is tried again after a pause, so an outage never stops the service answering.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from functools import cache
+
+from limits import RateLimitItem, parse
+from limits.aio.storage import MemoryStorage, RedisStorage
+from limits.aio.strategies import SlidingWindowCounterRateLimiter
+from limits.errors import StorageError
+
+from lisan.core.errors import TooManyRequests
+
+log = logging.getLogger(__name__)
+
+REDIS_RETRY_AFTER_S = 30.0
+REDIS_TIMEOUT_S = 0.5
+
+
+@cache
+def parse_limit(text: str) -> RateLimitItem:
+    return parse(text)
+
+
+class RateLimiter:
+    def __init__(self, redis_url: str | None) -> None:
+        self._memory = SlidingWindowCounterRateLimiter(MemoryStorage())
+        self._redis: SlidingWindowCounterRateLimiter | None = None
+        if redis_url:
+            storage = RedisStorage(
+                f"async+{redis_url}",
+                implementation="redispy",
+                wrap_exceptions=True,
+                socket_timeout=REDIS_TIMEOUT_S,
+                socket_connect_timeout=REDIS_TIMEOUT_S,
+            )
+            self._redis = SlidingWindowCounterRateLimiter(storage)
+        self._redis_down_until = 0.0
+        self._redis_failing = False
+
+    async def hit(self, limit: str, *key: str) -> None:
+        """Count one request against `limit` for `key`; 429 with Retry-After when it is spent."""
+        item = parse_limit(limit)
+        if self._redis is not None and time.monotonic() >= self._redis_down_until:
+            try:
+                await self._check(self._redis, item, key)
+            except StorageError as exc:
+                self._redis_down_until = time.monotonic() + REDIS_RETRY_AFTER_S
+                if not self._redis_failing:  # once per outage, not once per request
+                    self._redis_failing = True
+                    log.error(
+                        "rate limit storage unavailable; limiting in memory",
+                        extra={"error": type(exc.storage_error).__name__},
+                    )
+            else:
+                if self._redis_failing:
+                    self._redis_failing = False
+                    log.warning("rate limit storage back; limiting in Redis")
+                return
+        await self._check(self._memory, item, key)
+
+    @staticmethod
+    async def _check(
+        limiter: SlidingWindowCounterRateLimiter, item: RateLimitItem, key: tuple[str, ...]
+    ) -> None:
+        if await limiter.hit(item, *key):
+            return
+        stats = await limiter.get_window_stats(item, *key)
+        retry_after = max(1, math.ceil(stats.reset_time - time.time()))
+        raise TooManyRequests(headers={"Retry-After": str(retry_after)})

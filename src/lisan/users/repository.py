@@ -1,0 +1,47 @@
+"""Queries on the users table. Other domains see accounts only through what this module exposes."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from sqlalchemy import ColumnElement, FromClause, Select, select
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
+
+from lisan.users.models import User
+
+
+async def add(session: AsyncSession, user: User) -> None:
+    session.add(user)
+    await session.flush()
+
+
+async def by_install_id(session: AsyncSession, install_id: str) -> User | None:
+    result = await session.execute(select(User).where(User.install_id == install_id))
+    return result.scalar_one_or_none()
+
+
+async def by_id(
+    session: AsyncSession, user_id: uuid.UUID, *, for_update: bool = False
+) -> User | None:
+    statement = select(User).where(User.id == user_id)
+    if for_update:
+        statement = statement.with_for_update()
+    result = await session.execute(statement)
+    return result.scalar_one_or_none()
+
+
+def with_account(
+    statement: Select[*tuple[Any, ...]],
+    source: FromClause,
+    user_id: ColumnElement[uuid.UUID] | InstrumentedAttribute[uuid.UUID],
+) -> Select[*tuple[Any, ...]]:
+    """`statement` joined to the account of `user_id`, adding the columns a request's identity
+    needs (so authentication costs one query)."""
+    return statement.join_from(source, User, User.id == user_id).add_columns(
+        User.status.label("account_status"),
+        User.locale.label("account_locale"),
+        User.speech_rate.label("account_speech_rate"),
+        User.wake_word.label("account_wake_word"),
+    )

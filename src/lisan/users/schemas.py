@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+import uuid
+
+from lisan.core.schemas import ResponseModel
+from lisan.users.models import Locale
+
+
+class Preferences(ResponseModel):
+    speech_rate: int
+    wake_word: str
+
+
+class CurrentUserView(ResponseModel):
+    user_id: uuid.UUID
+    locale: Locale
+    preferences: Preferences

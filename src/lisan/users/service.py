@@ -1,0 +1,108 @@
+"""Accounts: creation at registration, the account states, and what a user sees of themselves."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.core.errors import Conflict, NotFound
+from lisan.core.types import utcnow
+from lisan.users import repository
+from lisan.users.models import AccountStatus, Locale, User
+from lisan.users.schemas import CurrentUserView, Preferences
+
+# Percent of the phone's normal speaking rate.
+DEFAULT_SPEECH_RATE = 100
+DEFAULT_WAKE_WORDS = {Locale.AM_ET: "ሰላም ሊሳን", Locale.EN_US: "Hey Lisan"}
+
+
+class InstallIdTaken(Conflict):
+    default_message = "install id already registered; register a new install"
+
+
+class AccountDeleted(Conflict):
+    default_message = "account is being deleted"
+    default_headers = {"Retry-After": "60"}
+
+
+@dataclass(frozen=True, slots=True)
+class AccountChange:
+    user: User
+    changed: bool
+
+
+def parse_user_id(user_id: str) -> uuid.UUID:
+    """A path id that is not a UUID names no account: 404, like an unknown one."""
+    try:
+        return uuid.UUID(user_id)
+    except ValueError:
+        raise NotFound("no such user") from None
+
+
+async def create_account(session: AsyncSession, install_id: str, locale: Locale) -> User:
+    user = User(
+        id=uuid.uuid4(),
+        install_id=install_id,
+        status=AccountStatus.ACTIVE.value,
+        locale=locale.value,
+        speech_rate=DEFAULT_SPEECH_RATE,
+        wake_word=DEFAULT_WAKE_WORDS[locale],
+        registered_at=utcnow(),
+    )
+    try:
+        await repository.add(session, user)
+    except IntegrityError:  # a concurrent registration of the same install id won
+        raise InstallIdTaken from None
+    return user
+
+
+async def find_by_install_id(session: AsyncSession, install_id: str) -> User | None:
+    return await repository.by_install_id(session, install_id)
+
+
+async def get_account(session: AsyncSession, user_id: str, *, for_update: bool = False) -> User:
+    user = await repository.by_id(session, parse_user_id(user_id), for_update=for_update)
+    if user is None:
+        raise NotFound("no such user")
+    return user
+
+
+def set_locale(user: User, locale: Locale) -> None:
+    user.locale = locale.value
+
+
+async def suspend(session: AsyncSession, user_id: str) -> AccountChange:
+    user = await get_account(session, user_id, for_update=True)
+    if user.status == AccountStatus.DELETED:
+        raise AccountDeleted
+    if user.status == AccountStatus.SUSPENDED:
+        return AccountChange(user, changed=False)
+    user.status = AccountStatus.SUSPENDED.value
+    user.suspended_at = utcnow()
+    await session.flush()
+    return AccountChange(user, changed=True)
+
+
+async def reinstate(session: AsyncSession, user_id: str) -> AccountChange:
+    user = await get_account(session, user_id, for_update=True)
+    if user.status == AccountStatus.DELETED:
+        raise AccountDeleted
+    if user.status == AccountStatus.ACTIVE:
+        return AccountChange(user, changed=False)
+    user.status = AccountStatus.ACTIVE.value
+    user.suspended_at = None
+    await session.flush()
+    return AccountChange(user, changed=True)
+
+
+def current_user_view(
+    user_id: uuid.UUID, locale: str, speech_rate: int, wake_word: str
+) -> CurrentUserView:
+    return CurrentUserView(
+        user_id=user_id,
+        locale=Locale(locale),
+        preferences=Preferences(speech_rate=speech_rate, wake_word=wake_word),
+    )
