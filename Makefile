@@ -39,5 +39,9 @@ test-postgres: install
 
 test: lint test-sqlite test-postgres
 
+bench: install
+	command -v wrk >/dev/null || (apt-get update -q && apt-get install -y -q wrk)
+	$(BIN)/python -m bench.identity --database both
+
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

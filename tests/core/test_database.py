@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from alembic.script import ScriptDirectory
-from sqlalchemy import text
+from sqlalchemy import Connection, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.database import NAMING_CONVENTION, Base
@@ -42,3 +42,19 @@ def test_migration_files_are_date_slug_named() -> None:
         name = revision.path.rsplit("/", 1)[-1]
         assert name[:8].isdigit(), name
         assert name[8] == "_", name
+
+
+async def test_the_migrations_match_the_models(admin_engine: AsyncEngine) -> None:
+    """What `alembic check` does: no difference between the migrated schema and the models."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    import lisan.models
+
+    def diff(connection: Connection) -> list[object]:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        return list(compare_metadata(context, lisan.models.Base.metadata))
+
+    async with admin_engine.connect() as connection:
+        differences = await connection.run_sync(diff)
+    assert differences == []

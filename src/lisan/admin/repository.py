@@ -3,23 +3,21 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
 
 _CREDENTIAL_BY_HASH = select(
     AdminCredential.id, AdminCredential.name, AdminCredential.permissions
-).where(AdminCredential.revoked_at.is_(None))
+).where(AdminCredential.revoked_at.is_(None), AdminCredential.token_hash == bindparam("token_hash"))
 
 
 async def live_credential_by_hash(
     engine: AsyncEngine, token_hash: bytes
 ) -> Row[uuid.UUID, str, str] | None:
     async with engine.connect() as connection:
-        result = await connection.execute(
-            _CREDENTIAL_BY_HASH.where(AdminCredential.token_hash == token_hash)
-        )
+        result = await connection.execute(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
         return result.first()
 
 

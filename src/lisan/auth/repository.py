@@ -4,7 +4,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, select, update
+from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.auth.models import DeviceSession
@@ -12,7 +12,8 @@ from lisan.users.repository import with_account
 
 _table = DeviceSession.__table__
 
-# Built once: the hot path of every user request.
+# Built once, with a bind parameter, so no statement is constructed (or cache key computed)
+# per request: this is the hot path of every user request.
 _PRINCIPAL_BY_HASH = with_account(
     select(
         DeviceSession.id,
@@ -23,16 +24,14 @@ _PRINCIPAL_BY_HASH = with_account(
     ),
     _table,
     DeviceSession.user_id,
-)
+).where(DeviceSession.token_hash == bindparam("token_hash"))
 
 
 async def principal_by_hash(engine: AsyncEngine, token_hash: bytes) -> Row[Any] | None:
     """The session and its account in one query, on a short connection of its own (no unit of
     work is held open while the request runs)."""
     async with engine.connect() as connection:
-        result = await connection.execute(
-            _PRINCIPAL_BY_HASH.where(DeviceSession.token_hash == token_hash)
-        )
+        result = await connection.execute(_PRINCIPAL_BY_HASH, {"token_hash": token_hash})
         return result.first()
 
 

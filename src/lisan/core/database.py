@@ -67,14 +67,10 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
             event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
     connect_args = {"timeout": CONNECT_TIMEOUT_S, **kwargs.pop("connect_args", {})}
-    return create_async_engine(
-        database_url,
-        pool_size=kwargs.pop("pool_size", 10),
-        max_overflow=kwargs.pop("max_overflow", 10),
-        pool_pre_ping=False,
-        connect_args=connect_args,
-        **kwargs,
-    )
+    if "poolclass" not in kwargs:
+        kwargs.setdefault("pool_size", 10)
+        kwargs.setdefault("max_overflow", 10)
+    return create_async_engine(database_url, connect_args=connect_args, **kwargs)
 
 
 def _ensure_sqlite_dir(database_url: str) -> None:

@@ -1,0 +1,163 @@
+"""Rate limits: the `limits` library in memory or Redis, and the fall-back when Redis fails."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+
+import pytest
+import redis.asyncio as redis
+from asgi_lifespan import LifespanManager
+
+from lisan.app import create_app
+from lisan.core.errors import TooManyRequests
+from lisan.core.ratelimit import RateLimiter
+from lisan.core.settings import Settings
+from tests.conftest import client_for
+from tests.factories import new_install_id
+
+
+async def _spend(limiter: RateLimiter, limit: str, key: str, times: int) -> None:
+    for _ in range(times):
+        await limiter.hit(limit, "test", key)
+
+
+async def test_memory_limit_answers_429_with_retry_after() -> None:
+    limiter = RateLimiter(None)
+    await _spend(limiter, "3/minute", "a", 3)
+    with pytest.raises(TooManyRequests) as raised:
+        await limiter.hit("3/minute", "test", "a")
+    retry_after = raised.value.headers["Retry-After"]
+    assert retry_after.isdigit()
+    assert 1 <= int(retry_after) <= 60
+
+
+async def test_keys_are_counted_apart() -> None:
+    limiter = RateLimiter(None)
+    await _spend(limiter, "1/minute", "a", 1)
+    await limiter.hit("1/minute", "test", "b")
+    with pytest.raises(TooManyRequests):
+        await limiter.hit("1/minute", "test", "a")
+
+
+@pytest.fixture
+async def clean_redis(redis_url: str) -> AsyncIterator[str]:
+    client = redis.from_url(redis_url)
+    await client.flushdb()
+    yield redis_url
+    await client.flushdb()
+    await client.aclose()
+
+
+async def test_redis_limits_are_shared_between_processes(clean_redis: str) -> None:
+    """Two limiters on one Redis stand for two server processes: they share one budget."""
+    first, second = RateLimiter(clean_redis), RateLimiter(clean_redis)
+    await _spend(first, "4/minute", "shared", 2)
+    await _spend(second, "4/minute", "shared", 2)
+    with pytest.raises(TooManyRequests):
+        await first.hit("4/minute", "test", "shared")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@pytest.fixture
+def private_redis(redis_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A Redis server of this test's own, so the test can kill it mid-run."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.fail("redis-server is not installed")
+    port = _free_port()
+    process = subprocess.Popen(
+        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("private redis-server did not start")
+            time.sleep(0.05)
+    yield f"redis://127.0.0.1:{port}/0", process
+    process.kill()
+    process.wait()
+
+
+async def test_when_redis_dies_limits_fall_back_to_memory_and_log_once(
+    private_redis: tuple[str, subprocess.Popen[bytes]], caplog: pytest.LogCaptureFixture
+) -> None:
+    url, process = private_redis
+    limiter = RateLimiter(url)
+    await _spend(limiter, "5/minute", "k", 2)  # counted in Redis
+    process.kill()
+    process.wait()
+    with caplog.at_level(logging.ERROR, logger="lisan.core.ratelimit"):
+        started = time.perf_counter()
+        await _spend(limiter, "5/minute", "k", 5)  # memory now: a fresh budget of 5
+        elapsed = time.perf_counter() - started
+        with pytest.raises(TooManyRequests):
+            await limiter.hit("5/minute", "test", "k")
+    outage_logs = [r for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(outage_logs) == 1
+    assert elapsed < 2.0, "after the first failure, requests do not wait on the dead Redis"
+
+
+async def test_a_dead_redis_never_stops_the_service(
+    private_redis: tuple[str, subprocess.Popen[bytes]],
+    settings_factory: Callable[..., Settings],
+) -> None:
+    url, process = private_redis
+    app = create_app(settings_factory(redis_url=url, rate_limit_register="2/minute"))
+    async with LifespanManager(app), client_for(app) as client:
+        ok = await client.post("/v1/auth/register-device", json={"install_id": new_install_id()})
+        process.kill()
+        process.wait()
+        after = await client.post("/v1/auth/register-device", json={"install_id": new_install_id()})
+        ready = await client.get("/ready")
+    assert ok.status_code == 200
+    assert after.status_code == 200
+    assert ready.status_code == 200
+    assert ready.json()["redis"] == "unavailable"
+
+
+async def test_register_limit_through_redis(
+    clean_redis: str, settings_factory: Callable[..., Settings]
+) -> None:
+    app = create_app(settings_factory(redis_url=clean_redis, rate_limit_register="2/minute"))
+    async with LifespanManager(app), client_for(app) as client:
+        answers = [
+            await client.post("/v1/auth/register-device", json={"install_id": new_install_id()})
+            for _ in range(3)
+        ]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    assert int(answers[2].headers["Retry-After"]) >= 1
+    keys = await redis.from_url(clean_redis).keys("*")
+    assert keys, "the counts live in Redis"
+
+
+async def test_concurrent_hits_never_exceed_the_limit(clean_redis: str) -> None:
+    limiter = RateLimiter(clean_redis)
+
+    async def attempt() -> bool:
+        try:
+            await limiter.hit("10/minute", "test", "burst")
+        except TooManyRequests:
+            return False
+        return True
+
+    results = await asyncio.gather(*(attempt() for _ in range(30)))
+    assert sum(results) == 10
