@@ -1,4 +1,4 @@
-"""Builders for the tests: registered devices and admin credentials, made the way clients make them."""
+"""Builders for the tests: registered devices and admin credentials, made as clients make them."""
 
 from __future__ import annotations
 
@@ -47,9 +47,7 @@ async def register(
     return Device(install_id, token, uuid.UUID(me.json()["user_id"]))
 
 
-async def admin_token(
-    app: LisanApp, *permissions: Permission, name: str | None = None
-) -> str:
+async def admin_token(app: LisanApp, *permissions: Permission, name: str | None = None) -> str:
     """A live admin credential, created as `lisan admin create-token` creates one."""
     async with unit_of_work(app.fastapi.state.resources.sessions) as session:
         return await admin_service.create_credential(

@@ -176,4 +176,6 @@ async def refresh(session: AsyncSession, settings: Settings, principal: Principa
 
 
 async def logout(session: AsyncSession, principal: Principal) -> None:
-    await repository.revoke(session, principal.session_id, utcnow())
+    if not await repository.revoke(session, principal.session_id, utcnow()):
+        # A concurrent refresh or re-registration replaced this session first.
+        raise NotAuthenticated(token_sent=True, message="session expired or revoked")

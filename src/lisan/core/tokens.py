@@ -58,11 +58,11 @@ def same_secret(a: str, b: str) -> bool:
 
 
 def bearer_token(authorization: str | None) -> str | None:
-    """The token of an `Authorization: Bearer ...` header: None when the header is absent,
-    "" when it is there but is not a bearer token."""
+    """The token of an `Authorization: Bearer ...` header: None when no bearer credential was
+    offered (no header, or another scheme), "" when the Bearer scheme came without a token."""
     if authorization is None:
         return None
     scheme, _, token = authorization.partition(" ")
-    if scheme.lower() != "bearer" or not token.strip():
-        return ""
+    if scheme.lower() != "bearer":
+        return None
     return token.strip()

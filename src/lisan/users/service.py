@@ -71,6 +71,9 @@ async def get_account(session: AsyncSession, user_id: str, *, for_update: bool =
 
 
 def set_locale(user: User, locale: Locale) -> None:
+    """A wake word still at the old locale's default follows the locale; a chosen one stays."""
+    if user.wake_word == DEFAULT_WAKE_WORDS.get(Locale(user.locale)):
+        user.wake_word = DEFAULT_WAKE_WORDS[locale]
     user.locale = locale.value
 
 
