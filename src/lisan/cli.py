@@ -131,6 +131,8 @@ async def _in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Aw
 
 
 def _run_in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    # Migrations run quietly here: the command's own answer is all that should be printed.
+    logging.getLogger("alembic").setLevel(logging.WARNING)
     try:
         upgrade_to_head(settings.database_url)
     except Exception as exc:

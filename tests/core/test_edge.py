@@ -271,3 +271,17 @@ async def test_the_edge_stops_reading_once_over_the_limit() -> None:
     await RequestEdge(_body_length_app)(scope, receive, send)
     assert sent[0]["status"] == 413
     assert reads == JSON_BODY_LIMIT // 1024 + 1
+
+
+async def _path_app(scope: Scope, receive: Receive, send: Send) -> None:
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    await send({"type": "http.response.body", "body": scope["path"].encode()})
+
+
+async def test_an_encoded_slash_stays_one_path_segment() -> None:
+    transport = httpx.ASGITransport(app=RequestEdge(_path_app))
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as http:
+        kept = await http.get("/v1/admin/users/a%2Fb%20c/suspend")
+        plain = await http.get("/v1/admin/users/a%20b")
+    assert kept.text == "/v1/admin/users/a%2Fb c/suspend"
+    assert plain.text == "/v1/admin/users/a b"

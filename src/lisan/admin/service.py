@@ -85,7 +85,8 @@ def _event(call: AdminCall, action: AdminAction, target: str, outcome: AuditOutc
         admin_credential_id=call.admin.credential_id if call.admin else None,
         admin_name=call.admin.name if call.admin else None,
         action=action.value,
-        target=target[:_TARGET_CHARS],
+        # PostgreSQL text cannot hold NUL; the trail must still record what was asked for.
+        target=target[:_TARGET_CHARS].replace("\x00", "\ufffd"),
         outcome=outcome.value,
         request_id=call.request_id,
         created_at=utcnow(),
@@ -104,6 +105,22 @@ async def _record_alone(
         log.exception("audit record failed", extra={"action": action.value, "outcome": outcome})
 
 
+async def _record_failure(
+    session: AsyncSession,
+    context: AuditContext,
+    call: AdminCall,
+    action: AdminAction,
+    target: str,
+    exc: Exception,
+) -> None:
+    # End the request's transaction first: it changed nothing, and on SQLite it holds the write
+    # lock the audit record needs.
+    await session.rollback()
+    status = exc.status_code if isinstance(exc, LisanError) else 500
+    outcome = _OUTCOME_BY_STATUS.get(status, AuditOutcome.ERROR)
+    await _record_alone(context, call, action, target, outcome)
+
+
 async def audited(
     session: AsyncSession,
     context: AuditContext,
@@ -114,8 +131,10 @@ async def audited(
 ) -> T:
     """The one way an admin action runs: limit, authenticate, authorise, act, audit."""
     try:
-        caller_key = call.admin.name if call.admin else call.client_ip
-        await context.rate_limiter.hit(context.rate_limit, "admin", caller_key)
+        if call.admin is not None:
+            await context.rate_limiter.hit(context.rate_limit, "admin-credential", call.admin.name)
+        else:
+            await context.rate_limiter.hit(context.rate_limit, "admin-ip", call.client_ip)
         if call.admin is None:
             raise NotAuthenticated(token_sent=call.token_sent)
         permission = REQUIRED_PERMISSION[action]
@@ -123,11 +142,10 @@ async def audited(
             raise Forbidden(f"this credential lacks the permission {permission}")
         result, outcome = await operation()
     except LisanError as exc:
-        outcome = _OUTCOME_BY_STATUS.get(exc.status_code, AuditOutcome.ERROR)
-        await _record_alone(context, call, action, target, outcome)
+        await _record_failure(session, context, call, action, target, exc)
         raise
-    except Exception:
-        await _record_alone(context, call, action, target, AuditOutcome.ERROR)
+    except Exception as exc:
+        await _record_failure(session, context, call, action, target, exc)
         raise
     # Same transaction as the change it records: both land or neither does.
     await repository.add_audit_event(session, _event(call, action, target, outcome))

@@ -7,10 +7,12 @@ including a 500, carries `X-Request-ID`, and nothing reaches the client that we 
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import unquote
 
 from lisan.core.context import request_id_var
 from lisan.core.errors import InternalError, LisanError, PayloadTooLarge, error_body
@@ -52,6 +54,16 @@ def _declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
             except ValueError:
                 return None
     return None
+
+
+def _path_keeping_encoded_slashes(scope: Scope) -> str:
+    """The decoded path, except that an encoded slash stays `%2F`: a path parameter holding
+    one must not turn into extra path segments (and so into another route)."""
+    raw: bytes | None = scope.get("raw_path")
+    if not raw or b"%2f" not in raw.lower():
+        return str(scope["path"])
+    parts = re.split(r"%2[fF]", raw.decode("latin-1"))
+    return "%2F".join(unquote(part) for part in parts)
 
 
 class _BodyTooLarge(Exception):
@@ -102,6 +114,7 @@ class RequestEdge:
             await self.app(scope, receive, send)
             return
         headers: list[tuple[bytes, bytes]] = scope["headers"]
+        scope["path"] = _path_keeping_encoded_slashes(scope)
         request_id = request_id_from(headers)
         scope.setdefault("state", {})["request_id"] = request_id
         token = request_id_var.set(request_id)

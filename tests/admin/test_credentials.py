@@ -1,0 +1,146 @@
+"""Admin credentials: only a live admin token is accepted, and each route needs its permission."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from lisan.admin import service as admin_service
+from lisan.admin.models import Permission
+from lisan.app import LisanApp
+from lisan.core import tokens
+from lisan.core.database import unit_of_work
+from tests.admin.support import ROUTE_IDS, ROUTES, account, user_path
+from tests.contract import assert_matches_contract
+from tests.factories import Device, admin_token, bearer
+
+BARE_CHALLENGE = 'Bearer realm="lisan"'
+INVALID_TOKEN_CHALLENGE = 'Bearer realm="lisan", error="invalid_token"'
+
+
+def _bad_checksum(token: str) -> str:
+    last = "A" if token[-1] != "A" else "B"
+    return token[:-1] + last
+
+
+@pytest.mark.parametrize(("method", "suffix", "action"), ROUTES, ids=ROUTE_IDS)
+async def test_no_credential_is_401_with_a_bearer_challenge(
+    client: httpx.AsyncClient, device: Device, method: str, suffix: str, action: str
+) -> None:
+    response = await client.request(method, user_path(device.user_id, suffix))
+    assert_matches_contract(response)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == BARE_CHALLENGE
+    assert set(response.json()) == {"error"}
+
+
+@pytest.mark.parametrize(
+    "authorization",
+    [
+        "Bearer nope",
+        "Bearer lsn_a_",
+        "Bearer " + _bad_checksum(tokens.new_token(tokens.ADMIN_PREFIX)),
+        "Bearer ",
+    ],
+    ids=["garbage", "prefix-only", "bad-checksum", "empty-bearer"],
+)
+async def test_a_malformed_admin_token_is_401_invalid_token(
+    client: httpx.AsyncClient, device: Device, authorization: str
+) -> None:
+    response = await client.get(user_path(device.user_id), headers={"Authorization": authorization})
+    assert_matches_contract(response)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == INVALID_TOKEN_CHALLENGE
+
+
+async def test_another_auth_scheme_offers_no_token_and_gets_the_bare_challenge(
+    client: httpx.AsyncClient, device: Device
+) -> None:
+    response = await client.get(
+        user_path(device.user_id), headers={"Authorization": "Basic dXNlcjpwYXNz"}
+    )
+    assert_matches_contract(response)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == BARE_CHALLENGE
+
+
+async def test_a_well_formed_but_unknown_admin_token_is_401_invalid_token(
+    client: httpx.AsyncClient, device: Device
+) -> None:
+    unknown = tokens.new_token(tokens.ADMIN_PREFIX)
+    response = await client.get(user_path(device.user_id), headers=bearer(unknown))
+    assert_matches_contract(response)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == INVALID_TOKEN_CHALLENGE
+
+
+async def test_a_revoked_admin_token_is_401_invalid_token(
+    app: LisanApp, client: httpx.AsyncClient, device: Device
+) -> None:
+    token = await admin_token(app, Permission.USERS_READ, name="leaving")
+    before = await client.get(user_path(device.user_id), headers=bearer(token))
+    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+        assert await admin_service.revoke_credential(session, "leaving")
+    after = await client.get(user_path(device.user_id), headers=bearer(token))
+    assert_matches_contract(before)
+    assert before.status_code == 200
+    assert_matches_contract(after)
+    assert after.status_code == 401
+    assert after.headers["www-authenticate"] == INVALID_TOKEN_CHALLENGE
+
+
+@pytest.mark.parametrize(("method", "suffix", "action"), ROUTES, ids=ROUTE_IDS)
+async def test_a_user_session_token_is_never_accepted_on_admin_routes(
+    client: httpx.AsyncClient,
+    device: Device,
+    admin_engine: AsyncEngine,
+    method: str,
+    suffix: str,
+    action: str,
+) -> None:
+    response = await client.request(
+        method, user_path(device.user_id, suffix), headers=device.headers
+    )
+    assert_matches_contract(response)
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"] == INVALID_TOKEN_CHALLENGE
+    assert await account(admin_engine, device.user_id) == ("active", None)
+
+
+async def test_an_admin_token_on_a_user_route_is_401(
+    client: httpx.AsyncClient, operator: str, device: Device
+) -> None:
+    response = await client.get(
+        "/v1/users/me", headers={**bearer(operator), "X-Install-ID": device.install_id}
+    )
+    assert_matches_contract(response)
+    assert response.status_code == 401
+
+
+@pytest.mark.parametrize("suffix", ["/suspend", "/reinstate"])
+async def test_users_read_alone_cannot_suspend_or_reinstate(
+    app: LisanApp,
+    client: httpx.AsyncClient,
+    device: Device,
+    admin_engine: AsyncEngine,
+    suffix: str,
+) -> None:
+    reader = await admin_token(app, Permission.USERS_READ)
+    response = await client.post(user_path(device.user_id, suffix), headers=bearer(reader))
+    assert_matches_contract(response)
+    assert response.status_code == 403
+    assert set(response.json()) == {"error"}
+    assert await account(admin_engine, device.user_id) == ("active", None)
+
+
+async def test_users_suspend_alone_cannot_read(
+    app: LisanApp, client: httpx.AsyncClient, device: Device
+) -> None:
+    suspender = await admin_token(app, Permission.USERS_SUSPEND)
+    denied = await client.get(user_path(device.user_id), headers=bearer(suspender))
+    allowed = await client.post(user_path(device.user_id, "/suspend"), headers=bearer(suspender))
+    assert_matches_contract(denied)
+    assert denied.status_code == 403
+    assert_matches_contract(allowed)
+    assert allowed.status_code == 200
