@@ -76,8 +76,18 @@ def server(command: list[str], env: dict[str, str], port: int) -> Iterator[str]:
 
 
 def _millis(text: str) -> float:
-    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", text).groups()  # type: ignore[union-attr]
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+    match = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
+    if match is None:
+        raise ValueError(f"wrk printed a latency this script cannot read: {text!r}")
+    number, unit = match.groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
+
+
+def _field(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    if match is None:
+        raise ValueError(f"no {pattern!r} in wrk's output")
+    return match.group(1)
 
 
 def wrk(url: str, headers: dict[str, str], seconds: int, connections: int) -> Sample:
@@ -85,9 +95,12 @@ def wrk(url: str, headers: dict[str, str], seconds: int, connections: int) -> Sa
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     output = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))  # type: ignore[union-attr]
-    p50 = _millis(re.search(r"50%\s+(\S+)", output).group(1))  # type: ignore[union-attr]
-    p99 = _millis(re.search(r"99%\s+(\S+)", output).group(1))  # type: ignore[union-attr]
+    try:
+        rate = float(_field(r"Requests/sec:\s+([\d.]+)", output))
+        p50 = _millis(_field(r"\s50%\s+(\S+)", output))
+        p99 = _millis(_field(r"\s99%\s+(\S+)", output))
+    except ValueError as exc:
+        raise SystemExit(f"{exc}\n--- wrk output ---\n{output}") from None
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     return Sample(rate, p50, p99, int(errors.group(1)) if errors else 0)
 

@@ -49,6 +49,8 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         openapi_url=None,
         default_response_class=JsonResponse,
         lifespan=lifespan,
+        # No OpenTelemetry here (logs are our own); FastAPI would probe for it on every request.
+        telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
     for router in (probes_router, auth_router, users_router, admin_router):

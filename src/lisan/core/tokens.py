@@ -25,11 +25,11 @@ _SHAPE = re.compile(rf"^lsn_[sa]_[A-Za-z0-9_-]{{{_BODY_CHARS}}}[0-9A-Za-z]{{{_CH
 
 
 def _base62(number: int, width: int) -> str:
-    digits = []
-    for _ in range(width):
+    digits = [""] * width
+    for position in range(width - 1, -1, -1):
         number, digit = divmod(number, 62)
-        digits.append(_BASE62[digit])
-    return "".join(reversed(digits))
+        digits[position] = _BASE62[digit]
+    return "".join(digits)
 
 
 def _checksum(prefix_and_body: str) -> str:
