@@ -45,33 +45,31 @@ def _unreachable(what: str, detail: str) -> None:
     pytest.skip(message)
 
 
-async def _recreate_postgres_database(url: str) -> None:
+async def _in_postgres_maintenance_db(url: str, *statements: str) -> None:
+    """Run statements (CREATE/DROP DATABASE) from the server's `postgres` database."""
     import asyncpg
 
-    target = make_url(url)
-    admin_dsn = target.set(drivername="postgresql", database="postgres").render_as_string(
-        hide_password=False
-    )
-    connection = await asyncpg.connect(admin_dsn, timeout=5)
+    maintenance = make_url(url).set(drivername="postgresql", database="postgres")
+    connection = await asyncpg.connect(maintenance.render_as_string(hide_password=False), timeout=5)
     try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)')
-        await connection.execute(f'CREATE DATABASE "{target.database}"')
+        for statement in statements:
+            await connection.execute(statement)
     finally:
         await connection.close()
 
 
-async def _drop_postgres_database(url: str) -> None:
-    import asyncpg
-
-    target = make_url(url)
-    admin_dsn = target.set(drivername="postgresql", database="postgres").render_as_string(
-        hide_password=False
+def _recreate_postgres_database(url: str) -> None:
+    name = make_url(url).database
+    asyncio.run(
+        _in_postgres_maintenance_db(
+            url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"'
+        )
     )
-    connection = await asyncpg.connect(admin_dsn, timeout=5)
-    try:
-        await connection.execute(f'DROP DATABASE IF EXISTS "{target.database}" WITH (FORCE)')
-    finally:
-        await connection.close()
+
+
+def _drop_postgres_database(url: str) -> None:
+    name = make_url(url).database
+    asyncio.run(_in_postgres_maintenance_db(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
 
 
 @pytest.fixture(scope="session")
@@ -90,14 +88,14 @@ def database_url() -> Iterator[str]:
         hide_password=False
     )
     try:
-        _off_loop(asyncio.run, _recreate_postgres_database(url))
+        _off_loop(_recreate_postgres_database, url)
     except (TimeoutError, OSError) as exc:
         _unreachable("PostgreSQL", f"{type(exc).__name__}: {exc}")
     _off_loop(upgrade_to_head, url)
     try:
         yield url
     finally:
-        _off_loop(asyncio.run, _drop_postgres_database(url))
+        _off_loop(_drop_postgres_database, url)
 
 
 @pytest.fixture(scope="session")

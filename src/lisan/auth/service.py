@@ -86,24 +86,6 @@ async def session_for_token(
     return Principal.from_row(row)
 
 
-async def find_session(
-    engine: AsyncEngine,
-    settings: Settings,
-    authorization: str | None,
-    install_id: str | None,
-    purpose: Purpose = Purpose.USE,
-) -> Principal:
-    """The live session these headers present (token and its install id), or 401.
-    Account states are not checked here."""
-    if install_id is None or not _INSTALL_ID.match(install_id):
-        sent = tokens.bearer_token(authorization) is not None
-        raise NotAuthenticated(token_sent=sent, message="missing or invalid X-Install-ID")
-    principal = await session_for_token(engine, settings, authorization, purpose)
-    if not tokens.same_secret(principal.install_id, install_id):
-        raise NotAuthenticated(token_sent=True)
-    return principal
-
-
 def check_account(principal: Principal, purpose: Purpose) -> None:
     """403 while suspended; 409 once deletion was requested (except to repeat that request)."""
     if principal.status == AccountStatus.SUSPENDED:
@@ -119,7 +101,14 @@ async def authenticate(
     install_id: str | None,
     purpose: Purpose = Purpose.USE,
 ) -> Principal:
-    principal = await find_session(engine, settings, authorization, install_id, purpose)
+    """The caller of a user route: the live session these headers present (the token and its
+    install id; else 401), whose account may make this call (else 403 or 409)."""
+    if install_id is None or not _INSTALL_ID.match(install_id):
+        sent = tokens.bearer_token(authorization) is not None
+        raise NotAuthenticated(token_sent=sent, message="missing or invalid X-Install-ID")
+    principal = await session_for_token(engine, settings, authorization, purpose)
+    if not tokens.same_secret(principal.install_id, install_id):
+        raise NotAuthenticated(token_sent=True)
     check_account(principal, purpose)
     return principal
 

@@ -77,28 +77,27 @@ def set_locale(user: User, locale: Locale) -> None:
     user.locale = locale.value
 
 
-async def suspend(session: AsyncSession, user_id: str) -> AccountChange:
+async def _change_status(
+    session: AsyncSession, user_id: str, status: AccountStatus
+) -> AccountChange:
+    """Move an account between active and suspended; idempotent; never out of `deleted`."""
     user = await get_account(session, user_id, for_update=True)
     if user.status == AccountStatus.DELETED:
         raise AccountDeleted
-    if user.status == AccountStatus.SUSPENDED:
+    if user.status == status:
         return AccountChange(user, changed=False)
-    user.status = AccountStatus.SUSPENDED.value
-    user.suspended_at = utcnow()
+    user.status = status.value
+    user.suspended_at = utcnow() if status is AccountStatus.SUSPENDED else None
     await session.flush()
     return AccountChange(user, changed=True)
+
+
+async def suspend(session: AsyncSession, user_id: str) -> AccountChange:
+    return await _change_status(session, user_id, AccountStatus.SUSPENDED)
 
 
 async def reinstate(session: AsyncSession, user_id: str) -> AccountChange:
-    user = await get_account(session, user_id, for_update=True)
-    if user.status == AccountStatus.DELETED:
-        raise AccountDeleted
-    if user.status == AccountStatus.ACTIVE:
-        return AccountChange(user, changed=False)
-    user.status = AccountStatus.ACTIVE.value
-    user.suspended_at = None
-    await session.flush()
-    return AccountChange(user, changed=True)
+    return await _change_status(session, user_id, AccountStatus.ACTIVE)
 
 
 def current_user_view(
