@@ -53,7 +53,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
     install_error_handlers(app)
-    for router in (probes_router, auth_router, users_router, admin_router):
+    for router in ROUTERS:
         app.include_router(router)
     return app
 

@@ -2,7 +2,25 @@
 
 from lisan.admin.models import AdminCredential, AuditEvent
 from lisan.auth.models import DeviceSession
+from lisan.billing.models import BilledCommand, Subscription
+from lisan.consent.models import ConsentGrant
 from lisan.core.database import Base
+from lisan.grants.models import AppGrant
+from lisan.telemetry.models import CommandEvent
 from lisan.users.models import User
+from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
-__all__ = ["AdminCredential", "AuditEvent", "Base", "DeviceSession", "User"]
+__all__ = [
+    "AdminCredential",
+    "AppGrant",
+    "AuditEvent",
+    "Base",
+    "BilledCommand",
+    "CommandEvent",
+    "ConsentGrant",
+    "DeviceSession",
+    "Subscription",
+    "User",
+    "VocabularyCount",
+    "VocabularyTerm",
+]

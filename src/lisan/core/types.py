@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import DateTime
+from sqlalchemy import BigInteger, DateTime, Integer
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
@@ -31,3 +31,8 @@ class UtcDateTime(TypeDecorator[datetime]):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+# An auto-incrementing key: BIGINT on PostgreSQL, INTEGER on SQLite (only an INTEGER PRIMARY KEY
+# is SQLite's rowid alias, and so auto-increments).
+SequenceKey = BigInteger().with_variant(Integer(), "sqlite")
