@@ -12,16 +12,35 @@ from fastapi import FastAPI
 from lisan import CONTRACT_VERSION
 from lisan.admin.endpoints import router as admin_router
 from lisan.auth.endpoints import router as auth_router
+from lisan.billing.endpoints import router as billing_router
+from lisan.consent.endpoints import router as consent_router
 from lisan.core.edge import RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
+from lisan.grants.endpoints import router as grants_router
+from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
+from lisan.telemetry.endpoints import router as telemetry_router
 from lisan.users.endpoints import router as users_router
+from lisan.vocabulary.endpoints import router as vocabulary_router
 
 log = logging.getLogger(__name__)
+
+ROUTERS = (
+    probes_router,
+    auth_router,
+    users_router,
+    consent_router,
+    grants_router,
+    vocabulary_router,
+    telemetry_router,
+    billing_router,
+    phrases_router,
+    admin_router,
+)
 
 MIGRATION_RETRY_S = (1.0, 30.0)  # first and longest pause between tries
 
