@@ -24,6 +24,7 @@ from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
 from lisan.telemetry.endpoints import router as telemetry_router
+from lisan.telemetry.writer import TelemetryWriter
 from lisan.users.endpoints import router as users_router
 from lisan.vocabulary.endpoints import router as vocabulary_router
 
@@ -50,6 +51,9 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         resources = Resources.open(settings)
         app.state.resources = resources
+        telemetry = TelemetryWriter(resources.sessions)
+        telemetry.start()
+        app.state.telemetry = telemetry
         if migrate_in_background:
             resources.schema_ready = False
             task = asyncio.create_task(_migrate_until_done(resources))
@@ -58,6 +62,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         try:
             yield
         finally:
+            await telemetry.close()  # flushes what is buffered before the engine goes
             await resources.close()
 
     app = FastAPI(

@@ -1,0 +1,52 @@
+from __future__ import annotations
+
+import uuid
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from lisan.core.schemas import NotNull, RequestModel, ResponseModel
+
+# The contract sets no upper bound; the database columns do (a PostgreSQL integer). Past it a
+# value is refused rather than left to jam the writer.
+MAX_MILLISECONDS = 2**31 - 1
+MAX_STAGES = 16
+_USER_KEYS = frozenset({"user", "user_id", "userid", "userId"})
+
+Milliseconds = Annotated[int, Field(ge=0, le=MAX_MILLISECONDS)]
+
+
+class CommandOutcome(StrEnum):
+    DONE = "done"
+    FAILED = "failed"
+    REJECTED = "rejected"
+    BLOCKED = "blocked"
+    CANCELLED = "cancelled"
+
+
+class TelemetryEvent(RequestModel):
+    request_id: Annotated[uuid.UUID | None, NotNull] = None
+    outcome: CommandOutcome
+    duration_ms: Milliseconds
+    confidence: Annotated[float | None, NotNull, Field(ge=0, le=1, allow_inf_nan=False)] = None
+    stage_timings: dict[str, Milliseconds]
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_no_user(cls, data: Any) -> Any:
+        # Events are attributed to the session's user; a body naming one is refused outright.
+        if isinstance(data, dict) and _USER_KEYS & data.keys():
+            raise ValueError("a telemetry event must not name a user")
+        return data
+
+    @field_validator("stage_timings")
+    @classmethod
+    def _at_most_16_stages(cls, value: dict[str, int]) -> dict[str, int]:
+        if len(value) > MAX_STAGES:
+            raise ValueError(f"at most {MAX_STAGES} stages")
+        return value
+
+
+class TelemetryAccepted(ResponseModel):
+    status: Literal["buffered"] = "buffered"

@@ -1,0 +1,173 @@
+"""The telemetry buffer and its background writer.
+
+The route only appends to a bounded in-memory buffer (it never waits on the database); one task
+per process drains it in batches, each batch one transaction. When the database is slow or down
+the writer waits and retries, and the buffer absorbs the gap; when the buffer is full the oldest
+events are dropped and counted, so a request is never blocked. Closing flushes what is buffered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from lisan.core.types import utcnow
+from lisan.telemetry import repository
+from lisan.telemetry.schemas import TelemetryEvent
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CAPACITY = 50_000
+BATCH_SIZE = 500
+LINGER_S = 0.05  # let a batch gather after the first event wakes the writer
+RETRY_S = (0.1, 5.0)  # first and longest pause while the database cannot be written
+CLOSE_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, slots=True)
+class PendingEvent:
+    user_id: uuid.UUID
+    event: TelemetryEvent
+    received_at: datetime
+
+
+@dataclass
+class WriterStats:
+    accepted: int = 0
+    stored: int = 0
+    dropped_overflow: int = 0  # the buffer was full: the oldest went
+    dropped_foreign: int = 0  # named another user's command
+    dropped_invalid: int = 0  # the database refused the event itself
+    lost_at_close: int = 0
+
+
+@dataclass
+class TelemetryWriter:
+    sessions: async_sessionmaker[AsyncSession]
+    capacity: int = DEFAULT_CAPACITY
+    stats: WriterStats = field(default_factory=WriterStats)
+    _buffer: deque[PendingEvent] = field(default_factory=deque)
+    _wakeup: asyncio.Event = field(default_factory=asyncio.Event)
+    _closing: bool = False
+    _task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="telemetry-writer")
+
+    def submit(self, user_id: uuid.UUID, event: TelemetryEvent) -> None:
+        """Buffer one event; O(1), never waits."""
+        if len(self._buffer) >= self.capacity:
+            self._buffer.popleft()
+            self.stats.dropped_overflow += 1
+            if self.stats.dropped_overflow == 1 or self.stats.dropped_overflow % 1000 == 0:
+                log.warning(
+                    "telemetry buffer full; dropping oldest",
+                    extra={"dropped": self.stats.dropped_overflow},
+                )
+        self._buffer.append(PendingEvent(user_id, event, utcnow()))
+        self.stats.accepted += 1
+        self._wakeup.set()
+
+    @property
+    def pending(self) -> int:
+        return len(self._buffer)
+
+    async def close(self, timeout_s: float = CLOSE_TIMEOUT_S) -> None:
+        """Stop accepting work and flush what is buffered (graceful shutdown)."""
+        self._closing = True
+        self._wakeup.set()
+        if self._task is None:
+            return
+        try:
+            await asyncio.wait_for(self._task, timeout_s)
+        except TimeoutError:
+            self.stats.lost_at_close = len(self._buffer)
+            log.error("telemetry not flushed at shutdown", extra={"lost": len(self._buffer)})
+        log.info("telemetry writer stopped", extra=vars(self.stats))
+
+    async def _run(self) -> None:
+        while True:
+            if not self._buffer:
+                if self._closing:
+                    return
+                await self._wakeup.wait()
+                self._wakeup.clear()
+                if not self._closing:
+                    await asyncio.sleep(LINGER_S)
+                continue
+            batch = [self._buffer.popleft() for _ in range(min(BATCH_SIZE, len(self._buffer)))]
+            await self._write_until_done(batch)
+
+    async def _write_until_done(self, batch: list[PendingEvent]) -> None:
+        pause, longest = RETRY_S
+        failing = False
+        while True:
+            try:
+                await self._write(batch)
+            except (IntegrityError, DataError):
+                await self._write_one_by_one(batch)
+            except Exception as exc:
+                if not failing:
+                    failing = True
+                    log.error(
+                        "telemetry write failed; retrying",
+                        extra={"error": type(exc).__name__, "events": len(batch)},
+                    )
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, longest)
+                continue
+            if failing:
+                log.warning("telemetry writes resumed")
+            return
+
+    async def _write_one_by_one(self, batch: list[PendingEvent]) -> None:
+        # One event the database refuses must not hold back the rest.
+        for pending in batch:
+            try:
+                await self._write([pending])
+            except (IntegrityError, DataError):
+                self.stats.dropped_invalid += 1
+                log.warning("telemetry event refused by the database")
+
+    async def _write(self, batch: list[PendingEvent]) -> None:
+        named = {p.event.request_id for p in batch if p.event.request_id is not None}
+        async with self.sessions() as session, session.begin():
+            owners = await repository.owners(session, named)
+            inserts: dict[uuid.UUID, dict[str, Any]] = {}
+            completions: list[dict[str, Any]] = []
+            foreign = 0
+            for pending in batch:
+                row = _row(pending)
+                owner = owners.get(row["id"])
+                if owner is not None and owner != pending.user_id:
+                    foreign += 1  # another user's command: dropped, never merged
+                elif owner is not None:
+                    completions.append(row)
+                else:
+                    inserts[row["id"]] = row  # a later event for the same id wins
+            await repository.insert_new(session, list(inserts.values()))
+            await repository.complete(session, completions)
+        self.stats.dropped_foreign += foreign
+        self.stats.stored += len(batch) - foreign
+
+
+def _row(pending: PendingEvent) -> dict[str, Any]:
+    event = pending.event
+    return {
+        "id": event.request_id or uuid.uuid4(),
+        "user_id": pending.user_id,
+        "created_at": pending.received_at,
+        "outcome": event.outcome.value,
+        "duration_ms": event.duration_ms,
+        "confidence": event.confidence,
+        "client_timings": event.stage_timings,
+        "reported_at": pending.received_at,
+    }
