@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+import uuid
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -13,15 +15,20 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin import service as admin
 from lisan.admin.models import Permission
+from lisan.billing import service as billing
+from lisan.billing.schemas import SubscriptionStatus
 from lisan.core.database import (
     create_engine,
     create_session_factory,
     database_is_reachable,
     unit_of_work,
 )
+from lisan.core.errors import NotFound
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.settings import Settings, SettingsError, get_settings
+from lisan.phrases import service as phrases
+from lisan.users.models import Locale
 
 log = logging.getLogger("lisan.cli")
 
@@ -173,6 +180,77 @@ def admin_revoke_token(name: AdminName) -> None:
     if not _run_in_unit_of_work(settings, revoke):
         fail(f"no live admin credential named {name!r}")
     typer.echo(f"revoked {name}", err=True)
+
+
+billing_app = typer.Typer(
+    help="Subscriptions, as a billing sync records them.", no_args_is_help=True
+)
+app.add_typer(billing_app, name="billing")
+
+
+def _renewal_date(text: str | None) -> datetime | None:
+    """ISO 8601; a time without an offset is UTC."""
+    if text is None:
+        return None
+    try:
+        moment = datetime.fromisoformat(text.strip())
+        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    except (ValueError, OverflowError):  # OverflowError: an offset past year 1 or 9999
+        raise typer.BadParameter(
+            "not an ISO 8601 date-time (e.g. 2026-12-01T00:00:00Z)", param_hint="--renews-at"
+        ) from None
+
+
+@billing_app.command("set")
+def billing_set(
+    user_id: Annotated[uuid.UUID, typer.Option("--user-id", help="The account's user id.")],
+    status: Annotated[
+        SubscriptionStatus, typer.Option("--status", help="The subscription's stored status.")
+    ],
+    renews_at: Annotated[
+        str | None,
+        typer.Option(
+            "--renews-at",
+            metavar="ISO8601",
+            help="Renewal date-time in ISO 8601, e.g. 2026-12-01T00:00:00+03:00; without an "
+            "offset it is UTC. Usage counts the month before it; once it has passed, ACTIVE and "
+            "TRIAL read as EXPIRED.",
+        ),
+    ] = None,
+    quota: Annotated[
+        int | None, typer.Option("--quota", min=0, help="Commands allowed per billing period.")
+    ] = None,
+) -> None:
+    """Record a subscription row for a user, as a billing sync would (the latest row counts)."""
+    settings = load_settings_or_exit()
+    renewal = _renewal_date(renews_at)
+
+    async def record(session: AsyncSession) -> None:
+        await billing.record_subscription(session, user_id, status, renewal, quota)
+
+    try:
+        _run_in_unit_of_work(settings, record)
+    except NotFound:
+        fail(f"no user with id {user_id}")
+    typer.echo(f"recorded {status.value} for user {user_id}", err=True)
+
+
+phrases_app = typer.Typer(
+    help="The catalog of pre-synthesised spoken phrases.", no_args_is_help=True
+)
+app.add_typer(phrases_app, name="phrases")
+
+
+@phrases_app.command("export")
+def phrases_export(
+    language: Annotated[
+        Locale, typer.Option("--language", help="The catalog's language.")
+    ] = phrases.DEFAULT_LANGUAGE,
+) -> None:
+    """Print one language's phrase catalog as UTF-8 JSON (to produce the pre-synthesised audio)."""
+    # Bytes, not text: the lines are Ethiopic whatever the terminal's locale.
+    sys.stdout.buffer.write((phrases.export_json(language) + "\n").encode("utf-8"))
+    sys.stdout.flush()
 
 
 def main() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -33,6 +34,10 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+# aiosqlite logs every statement with its parameters at DEBUG; user data (vocabulary terms among
+# it) must never reach a log, whatever the level.
+logging.getLogger("aiosqlite").setLevel(logging.INFO)
+
 # A query that waits this long for a database is treated as "database unavailable".
 CONNECT_TIMEOUT_S = 5.0
 
@@ -58,6 +63,8 @@ def _sqlite_begin_immediate(connection: Connection) -> None:
 def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any) -> AsyncEngine:
     """An async engine. On SQLite, `for_writes` makes every transaction BEGIN IMMEDIATE: it waits
     for the write lock up front instead of failing when a read snapshot must become a write."""
+    # Error messages must not carry bound values (user data) into logs.
+    kwargs.setdefault("hide_parameters", True)
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
         engine = create_async_engine(database_url, **kwargs)

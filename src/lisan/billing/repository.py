@@ -1,0 +1,71 @@
+"""Queries on the subscription and billed-command tables."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from sqlalchemy import Row, func, literal, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.billing.models import BilledCommand, Subscription
+
+
+async def add_subscription(session: AsyncSession, subscription: Subscription) -> None:
+    session.add(subscription)
+    await session.flush()
+
+
+async def latest_subscription(
+    session: AsyncSession, user_id: uuid.UUID
+) -> Row[str, datetime | None, int | None] | None:
+    """(status, renews_at, command_quota) of the user's latest row: plain values, not ORM
+    objects, so a rolled-back read leaves nothing behind in the session."""
+    result = await session.execute(
+        select(Subscription.status, Subscription.renews_at, Subscription.command_quota)
+        .where(Subscription.user_id == user_id)
+        .order_by(Subscription.id.desc())
+        .limit(1)
+    )
+    return result.first()
+
+
+async def count_billed(
+    session: AsyncSession, user_id: uuid.UUID, start: datetime, end: datetime
+) -> int:
+    """Billed commands of the user with `start <= billed_at < end`."""
+    result = await session.execute(
+        select(func.count())
+        .select_from(BilledCommand)
+        .where(
+            BilledCommand.user_id == user_id,
+            BilledCommand.billed_at >= start,
+            BilledCommand.billed_at < end,
+        )
+    )
+    return int(result.scalar_one())
+
+
+async def add_billed_command_once(
+    session: AsyncSession, command_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
+) -> None:
+    """Insert unless a row for `command_id` exists (a concurrent twin included): no error."""
+    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+    statement = (
+        insert(BilledCommand)
+        .values(command_id=command_id, user_id=user_id, billed_at=billed_at)
+        .on_conflict_do_nothing(index_elements=[BilledCommand.command_id])
+    )
+    await session.execute(statement)
+
+
+async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None:
+    """PostgreSQL cancels the transaction's next statements past this (a lock wait included),
+    server-side: the connection stays usable. SET LOCAL, so it ends with the transaction or a
+    rolled-back savepoint. SQLite has none: there a unit of work waits only for the write lock,
+    when it begins (up to its busy timeout, then a database error)."""
+    if session.get_bind().dialect.name == "postgresql":
+        await session.execute(
+            select(func.set_config("statement_timeout", literal(str(milliseconds)), True))
+        )

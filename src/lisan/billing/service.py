@@ -1,0 +1,167 @@
+"""Entitlement: the latest subscription row a billing sync recorded, normalised, and the usage of
+the current billing period. The command pipeline asks `entitlement` and `allows_commands`."""
+
+from __future__ import annotations
+
+import calendar
+import logging
+import time
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.billing import repository
+from lisan.billing.models import Subscription
+from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
+from lisan.core.settings import BillingEnforcement
+from lisan.core.types import utcnow
+from lisan.users import service as users
+
+log = logging.getLogger(__name__)
+
+# A subscription read slower than this counts as "cannot be read now" (UNKNOWN).
+ENTITLEMENT_READ_TIMEOUT_S = 2.0
+
+_ENTITLED = frozenset({SubscriptionState.ACTIVE, SubscriptionState.TRIAL})
+
+
+def subscription_state(
+    status: str | None, renews_at: datetime | None, now: datetime
+) -> SubscriptionState:
+    """The normalised state of the latest row (`status` None: there is no row).
+
+    An active or trial row whose renewal date has passed is EXPIRED. A stored status outside the
+    known six (compared ignoring case) cannot be vouched for: UNKNOWN, never active.
+    """
+    if status is None:
+        return SubscriptionState.NONE
+    try:
+        stored = SubscriptionStatus(status.strip().upper())
+    except ValueError:
+        return SubscriptionState.UNKNOWN
+    state = SubscriptionState(stored.value)
+    if state in _ENTITLED and renews_at is not None and renews_at <= now:
+        return SubscriptionState.EXPIRED
+    return state
+
+
+def one_month_before(moment: datetime) -> datetime:
+    """The same time one calendar month earlier; the day clamped (Mar 31 -> Feb 28 or 29)."""
+    year, month = (moment.year, moment.month - 1) if moment.month > 1 else (moment.year - 1, 12)
+    day = min(moment.day, calendar.monthrange(year, month)[1])
+    return moment.replace(year=year, month=month, day=day)
+
+
+def billing_period(renews_at: datetime | None, now: datetime) -> tuple[datetime, datetime]:
+    """[start, end) of the period whose commands count: the month up to the renewal date, or,
+    with no renewal date, the current UTC calendar month."""
+    if renews_at is not None:
+        return one_month_before(renews_at), renews_at
+    start = now.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
+    year, month = (start.year, start.month + 1) if start.month < 12 else (start.year + 1, 1)
+    return start, start.replace(year=year, month=month)
+
+
+def unknown_entitlement(enforcement: BillingEnforcement) -> Entitlement:
+    return Entitlement(
+        enforcement=enforcement,
+        state=SubscriptionState.UNKNOWN,
+        status=None,
+        renews_at=None,
+        command_quota=None,
+        commands_used=None,
+    )
+
+
+def _time_left_ms(deadline: float) -> int:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError
+    return max(1, int(left * 1000))
+
+
+async def _read_entitlement(
+    session: AsyncSession, user_id: uuid.UUID, enforcement: BillingEnforcement
+) -> Entitlement:
+    deadline = time.monotonic() + ENTITLEMENT_READ_TIMEOUT_S
+    # A savepoint, always rolled back (the read changes nothing): a failed or timed-out read
+    # and its statement time limit go with it, and the caller's unit of work carries on. The
+    # limit is the database's own: a client-side cancel would leave the connection unusable.
+    savepoint = await session.begin_nested()
+    try:
+        await repository.limit_statement_time(session, _time_left_ms(deadline))
+        latest = await repository.latest_subscription(session, user_id)
+        renews_at = latest.renews_at if latest else None
+        now = utcnow()
+        start, end = billing_period(renews_at, now)
+        await repository.limit_statement_time(session, _time_left_ms(deadline))
+        used = await repository.count_billed(session, user_id, start, end)
+    finally:
+        await savepoint.rollback()
+    return Entitlement(
+        enforcement=enforcement,
+        state=subscription_state(latest.status if latest else None, renews_at, now),
+        status=latest.status if latest else None,
+        renews_at=renews_at,
+        command_quota=latest.command_quota if latest else None,
+        commands_used=used,
+    )
+
+
+async def entitlement(
+    session: AsyncSession, user_id: uuid.UUID, enforcement: BillingEnforcement
+) -> Entitlement:
+    """The user's entitlement now; UNKNOWN (all else null) when the store fails or is slow.
+    Safe inside a unit of work that goes on writing: the read never spoils it."""
+    # The caller's pending changes are theirs: their errors must not read as UNKNOWN.
+    await session.flush()
+    try:
+        return await _read_entitlement(session, user_id, enforcement)
+    except (SQLAlchemyError, OSError, TimeoutError) as exc:
+        log.warning("subscription store unreadable", extra={"error": type(exc).__name__})
+        return unknown_entitlement(enforcement)
+
+
+def allows_commands(ent: Entitlement) -> bool | None:
+    """Whether the subscription lets the user run a command now: True for ACTIVE or TRIAL
+    within the quota, False otherwise, None when it cannot be told (UNKNOWN). Whether the
+    deployment enforces it (`ent.enforcement`) is the caller's decision."""
+    if ent.state is SubscriptionState.UNKNOWN:
+        return None
+    if ent.state not in _ENTITLED:
+        return False
+    if ent.command_quota is None:
+        return True
+    return (ent.commands_used or 0) < ent.command_quota
+
+
+async def record_billed_command(
+    session: AsyncSession, user_id: uuid.UUID, command_id: uuid.UUID
+) -> None:
+    """Bill one command; billing the same command id again changes nothing."""
+    await repository.add_billed_command_once(session, command_id, user_id, utcnow())
+
+
+async def record_subscription(
+    session: AsyncSession,
+    user_id: uuid.UUID,
+    status: SubscriptionStatus,
+    renews_at: datetime | None = None,
+    command_quota: int | None = None,
+) -> Subscription:
+    """Append a subscription row, as a billing sync does; it becomes the user's current one.
+    An unknown user is NotFound."""
+    if command_quota is not None and command_quota < 0:
+        raise ValueError("command_quota must be >= 0")
+    account = await users.get_account(session, str(user_id))
+    subscription = Subscription(
+        user_id=account.id,
+        status=status.value,
+        renews_at=renews_at,
+        command_quota=command_quota,
+        created_at=utcnow(),
+    )
+    await repository.add_subscription(session, subscription)
+    return subscription

@@ -1,0 +1,32 @@
+"""Queries on consent_grants: append a decision, read the latest one of a scope."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.consent.models import ConsentGrant
+
+# The latest row of (user, scope) by sequence, served by ix_consent_grants_user_scope
+# (user_id, scope, id) as one backward index probe. Built once: it is on the command path.
+_LATEST = (
+    select(ConsentGrant)
+    .where(
+        ConsentGrant.user_id == bindparam("user_id"),
+        ConsentGrant.scope == bindparam("scope"),
+    )
+    .order_by(ConsentGrant.id.desc())
+    .limit(1)
+)
+
+
+async def add(session: AsyncSession, grant: ConsentGrant) -> None:
+    session.add(grant)
+    await session.flush()
+
+
+async def latest(session: AsyncSession, user_id: uuid.UUID, scope: str) -> ConsentGrant | None:
+    result = await session.execute(_LATEST, {"user_id": user_id, "scope": scope})
+    return result.scalar_one_or_none()

@@ -1,0 +1,39 @@
+"""Consent records: append-only decisions per (user, scope); the latest row is the state."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.consent import repository
+from lisan.consent.models import ConsentGrant
+from lisan.consent.schemas import ConsentGrantRecorded, ConsentGrantRequest, ConsentState
+from lisan.core.types import utcnow
+
+# The scope that lets the command pipeline keep a command's audio.
+AUDIO_RETENTION = "audio_retention"
+
+
+async def record(
+    session: AsyncSession, user_id: uuid.UUID, request: ConsentGrantRequest
+) -> ConsentGrantRecorded:
+    """Append the decision; revoking is a row with `granted` false, never an update."""
+    grant = ConsentGrant(
+        user_id=user_id, scope=request.scope, granted=request.granted, created_at=utcnow()
+    )
+    await repository.add(session, grant)
+    return ConsentGrantRecorded(scope=grant.scope, granted=grant.granted)
+
+
+async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> ConsentState:
+    latest = await repository.latest(session, user_id, scope)
+    if latest is None:  # never decided: not granted
+        return ConsentState(scope=scope, granted=False, created_at=None)
+    return ConsentState(scope=scope, granted=latest.granted, created_at=latest.created_at)
+
+
+async def is_granted(session: AsyncSession, user_id: uuid.UUID, scope: str) -> bool:
+    """Whether the user's latest decision on `scope` grants it (no decision: not granted)."""
+    latest = await repository.latest(session, user_id, scope)
+    return latest is not None and latest.granted

@@ -1,0 +1,52 @@
+"""Per-app control grants: append-only decisions per (user, package); the latest row is the
+state, and an app with no row is not granted."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Collection
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.core.types import utcnow
+from lisan.grants import repository
+from lisan.grants.models import AppGrant
+from lisan.grants.schemas import AppGrantList, AppGrantRecorded, AppGrantRequest, AppGrantState
+
+
+async def record(
+    session: AsyncSession, user_id: uuid.UUID, request: AppGrantRequest
+) -> AppGrantRecorded:
+    """Append the decision; revoking is a row with `granted` false, never an update."""
+    grant = AppGrant(
+        user_id=user_id,
+        package_name=request.package_name,
+        granted=request.granted,
+        created_at=utcnow(),
+    )
+    await repository.add(session, grant)
+    return AppGrantRecorded(package_name=grant.package_name, granted=grant.granted)
+
+
+async def list_states(session: AsyncSession, user_id: uuid.UUID) -> AppGrantList:
+    """Every app the user has decided on, revoked ones included, by package name."""
+    # Sorted here, by code point: a database's collation would order names differently on
+    # SQLite and PostgreSQL.
+    rows = sorted(await repository.latest_states(session, user_id), key=lambda r: r.package_name)
+    return AppGrantList(
+        grants=[
+            AppGrantState(
+                package_name=row.package_name, granted=row.granted, created_at=row.created_at
+            )
+            for row in rows
+        ]
+    )
+
+
+async def granted_packages(
+    session: AsyncSession, user_id: uuid.UUID, packages: Collection[str]
+) -> set[str]:
+    """Which of `packages` the user currently grants, in one indexed query."""
+    if not packages:
+        return set()
+    return await repository.granted_among(session, user_id, packages)

@@ -1,0 +1,105 @@
+"""Queries on the vocabulary tables: the terms, and each user's count of them."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+
+from sqlalchemy import Insert, delete, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
+
+_OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
+
+
+def _insert_count_row(session: AsyncSession, user_id: uuid.UUID) -> Insert:
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return (
+        insert(VocabularyCount)
+        .values(user_id=user_id, term_count=0)
+        .on_conflict_do_nothing(index_elements=[VocabularyCount.user_id])
+    )
+
+
+async def ensure_count_row(session: AsyncSession, user_id: uuid.UUID) -> None:
+    await session.execute(_insert_count_row(session, user_id))
+
+
+async def take_place(session: AsyncSession, user_id: uuid.UUID, limit: int) -> bool:
+    """Count one more term unless the user holds `limit` already. The guarded UPDATE locks the
+    user's count row until commit, so racing creates take places one at a time."""
+    result = await session.execute(
+        update(VocabularyCount)
+        .where(VocabularyCount.user_id == user_id, VocabularyCount.term_count < limit)
+        .values(term_count=VocabularyCount.term_count + 1)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def give_back_place(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Count one term fewer (the caller holds the count row's lock and removed a term)."""
+    await session.execute(
+        update(VocabularyCount)
+        .where(VocabularyCount.user_id == user_id)
+        .values(term_count=VocabularyCount.term_count - 1)
+        .execution_options(synchronize_session=False)
+    )
+
+
+async def lock_count_row(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Hold the user's count row until commit: every write to a user's vocabulary takes this
+    lock first, so racing writes queue up in one order and never deadlock each other."""
+    await session.execute(
+        select(VocabularyCount.term_count)
+        .where(VocabularyCount.user_id == user_id)
+        .with_for_update()
+    )
+
+
+async def add(session: AsyncSession, term: VocabularyTerm) -> None:
+    session.add(term)
+    await session.flush()
+
+
+async def owned(
+    session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID
+) -> VocabularyTerm | None:
+    result = await session.execute(
+        select(VocabularyTerm).where(
+            VocabularyTerm.id == term_id, VocabularyTerm.user_id == user_id
+        )
+    )
+    return result.scalar_one_or_none()
+
+
+async def save(session: AsyncSession) -> None:
+    await session.flush()
+
+
+async def delete_owned(session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID) -> bool:
+    result = await session.execute(
+        delete(VocabularyTerm)
+        .where(VocabularyTerm.id == term_id, VocabularyTerm.user_id == user_id)
+        .execution_options(synchronize_session=False)
+    )
+    return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def terms_of(session: AsyncSession, user_id: uuid.UUID) -> Sequence[VocabularyTerm]:
+    result = await session.execute(
+        select(VocabularyTerm).where(VocabularyTerm.user_id == user_id).order_by(*_OLDEST_FIRST)
+    )
+    return result.scalars().all()
+
+
+async def display_terms_of(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
+    result = await session.execute(
+        select(VocabularyTerm.term)
+        .where(VocabularyTerm.user_id == user_id)
+        .order_by(*_OLDEST_FIRST)
+    )
+    return list(result.scalars())

@@ -1,0 +1,117 @@
+"""Per-user vocabulary terms that bias speech recognition.
+
+Rules: unique per user ignoring case, and at most 500 terms a user, both held by the database
+(a unique constraint on the case-folded term; a guarded UPDATE of the user's count row), so
+racing requests cannot break them. Terms are never logged, nor echoed in an error message.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.core.errors import Conflict, NotFound
+from lisan.core.types import utcnow
+from lisan.vocabulary import repository
+from lisan.vocabulary.models import VocabularyTerm
+from lisan.vocabulary.schemas import (
+    TermCreate,
+    TermList,
+    TermUpdate,
+    TermView,
+    VocabularyKind,
+    term_key,
+)
+
+VOCABULARY_LIMIT = 500
+
+
+class TermExists(Conflict):
+    default_message = "this term is already in the vocabulary"
+
+
+class VocabularyFull(Conflict):
+    default_message = f"vocabulary full: at most {VOCABULARY_LIMIT} terms"
+
+
+class TermNotFound(NotFound):
+    default_message = "no such vocabulary term"
+
+
+def parse_term_id(term_id: str) -> uuid.UUID:
+    """A path id that is not a UUID names no term: 404, like an unknown one."""
+    try:
+        return uuid.UUID(term_id)
+    except ValueError:
+        raise TermNotFound from None
+
+
+def _view(term: VocabularyTerm) -> TermView:
+    return TermView(
+        term_id=term.id,
+        term=term.term,
+        kind=VocabularyKind(term.kind),
+        created_at=term.created_at,
+        updated_at=term.updated_at,
+    )
+
+
+async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> TermList:
+    terms = await repository.terms_of(session, user_id)
+    return TermList(terms=[_view(term) for term in terms])
+
+
+async def terms_for(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
+    """The user's terms as they wrote them, oldest first: the transcriber's bias list."""
+    return await repository.display_terms_of(session, user_id)
+
+
+async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreate) -> TermView:
+    await repository.ensure_count_row(session, user_id)
+    if not await repository.take_place(session, user_id, VOCABULARY_LIMIT):
+        raise VocabularyFull
+    now = utcnow()
+    term = VocabularyTerm(
+        id=uuid.uuid4(),
+        user_id=user_id,
+        term=body.term,
+        term_key=term_key(body.term),
+        kind=body.kind.value,
+        created_at=now,
+        updated_at=now,
+    )
+    try:
+        await repository.add(session, term)
+    except IntegrityError:  # the same term, maybe from a racing request: the place goes back too
+        raise TermExists from None
+    return _view(term)
+
+
+async def update_term(
+    session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID, body: TermUpdate
+) -> TermView:
+    await repository.lock_count_row(session, user_id)
+    term = await repository.owned(session, user_id, term_id)
+    if term is None:
+        raise TermNotFound
+    if body.term is not None:
+        term.term = body.term
+        term.term_key = term_key(body.term)
+    if body.kind is not None:
+        term.kind = body.kind.value
+    term.updated_at = utcnow()
+    try:
+        await repository.save(session)
+    except IntegrityError:  # renamed onto another of the user's terms
+        raise TermExists from None
+    return _view(term)
+
+
+async def delete_term(session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID) -> None:
+    # The count row first, as create does: the same lock order for every write.
+    await repository.lock_count_row(session, user_id)
+    if not await repository.delete_owned(session, user_id, term_id):
+        raise TermNotFound
+    await repository.give_back_place(session, user_id)

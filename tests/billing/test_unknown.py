@@ -1,0 +1,139 @@
+"""UNKNOWN: the subscription store cannot be read now (a real fault, not a mock). It is never
+active, every other field is null, and the caller's unit of work carries on."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import httpx
+import pytest
+from sqlalchemy import func, select, text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from lisan.app import LisanApp
+from lisan.billing import service
+from lisan.billing.models import BilledCommand
+from lisan.core.database import create_engine, unit_of_work
+from lisan.core.settings import BillingEnforcement
+from tests.billing.support import entitlement_of, subscribe
+from tests.factories import register
+
+SQLITE_BUSY_S = 5.0  # PRAGMA busy_timeout of every SQLite connection
+
+UNKNOWN = {
+    "enforcement": "disabled",
+    "state": "UNKNOWN",
+    "status": None,
+    "renews_at": None,
+    "command_quota": None,
+    "commands_used": None,
+}
+
+
+@asynccontextmanager
+async def subscriptions_table_gone(engine: AsyncEngine) -> AsyncIterator[None]:
+    async with engine.begin() as connection:
+        await connection.execute(text("ALTER TABLE subscriptions RENAME TO subscriptions_away"))
+    try:
+        yield
+    finally:
+        async with engine.begin() as connection:
+            await connection.execute(text("ALTER TABLE subscriptions_away RENAME TO subscriptions"))
+
+
+@asynccontextmanager
+async def subscriptions_locked(database_url: str, database_kind: str) -> AsyncIterator[None]:
+    """Another transaction holds a lock that blocks reading subscriptions (SQLite: the write
+    lock every unit of work takes up front)."""
+    engine = create_engine(database_url, for_writes=True)
+    try:
+        async with engine.begin() as connection:
+            if database_kind == "postgresql":
+                await connection.execute(text("LOCK TABLE subscriptions IN ACCESS EXCLUSIVE MODE"))
+            else:
+                await connection.execute(text("SELECT 1 FROM subscriptions"))
+            yield
+    finally:
+        await engine.dispose()
+
+
+async def test_a_missing_table_is_unknown_with_nulls(
+    app: LisanApp, client: httpx.AsyncClient, admin_engine: AsyncEngine
+) -> None:
+    device = await register(client)
+    await subscribe(app, device.user_id, "ACTIVE", quota=100)
+    async with subscriptions_table_gone(admin_engine):
+        body = await entitlement_of(client, device)
+    assert body == UNKNOWN
+    after = await entitlement_of(client, device)
+    assert after["state"] == "ACTIVE"
+
+
+async def test_a_read_slower_than_two_seconds_is_unknown(
+    app: LisanApp,
+    client: httpx.AsyncClient,
+    database_url: str,
+    database_kind: str,
+) -> None:
+    device = await register(client)
+    await subscribe(app, device.user_id, "ACTIVE")
+    started = time.monotonic()
+    async with subscriptions_locked(database_url, database_kind):
+        body = await entitlement_of(client, device)
+    elapsed = time.monotonic() - started
+    assert body == UNKNOWN
+    # PostgreSQL stops the read itself at the limit. On SQLite the wait is the unit of work's
+    # own, for the write lock, which ends in a database error at the busy timeout.
+    limit = service.ENTITLEMENT_READ_TIMEOUT_S if database_kind == "postgresql" else SQLITE_BUSY_S
+    assert service.ENTITLEMENT_READ_TIMEOUT_S <= elapsed < limit + 1
+    after = await entitlement_of(client, device)
+    assert after["state"] == "ACTIVE"
+
+
+async def billed_rows(engine: AsyncEngine, command_id: uuid.UUID) -> int:
+    async with engine.connect() as connection:
+        count = await connection.scalar(
+            select(func.count())
+            .select_from(BilledCommand)
+            .where(BilledCommand.command_id == command_id)
+        )
+    return int(count or 0)
+
+
+async def test_the_unit_of_work_goes_on_after_a_failed_read(
+    app: LisanApp, client: httpx.AsyncClient, admin_engine: AsyncEngine
+) -> None:
+    """The command pipeline reads the entitlement, then writes in the same unit of work."""
+    device = await register(client)
+    before, after = uuid.uuid4(), uuid.uuid4()
+    sessions = app.fastapi.state.resources.sessions
+    async with subscriptions_table_gone(admin_engine), unit_of_work(sessions) as session:
+        await service.record_billed_command(session, device.user_id, before)
+        ent = await service.entitlement(session, device.user_id, BillingEnforcement.ENFORCED)
+        await service.record_billed_command(session, device.user_id, after)
+    assert ent == service.unknown_entitlement(BillingEnforcement.ENFORCED)
+    assert service.allows_commands(ent) is None
+    assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1
+
+
+async def test_the_unit_of_work_goes_on_after_a_slow_read(
+    app: LisanApp,
+    client: httpx.AsyncClient,
+    admin_engine: AsyncEngine,
+    database_url: str,
+    database_kind: str,
+) -> None:
+    if database_kind != "postgresql":
+        pytest.skip("SQLite never waits inside a unit of work: it holds the write lock")
+    device = await register(client)
+    before, after = uuid.uuid4(), uuid.uuid4()
+    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+        await service.record_billed_command(session, device.user_id, before)
+        async with subscriptions_locked(database_url, database_kind):
+            ent = await service.entitlement(session, device.user_id, BillingEnforcement.DISABLED)
+        await service.record_billed_command(session, device.user_id, after)
+    assert ent == service.unknown_entitlement(BillingEnforcement.DISABLED)
+    assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1

@@ -1,0 +1,194 @@
+"""Bad vocabulary bodies: 400 with `{"error"}` (never 422), no partial writes, the term never
+echoed; bodies over 16 KB: 413."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from tests.contract import assert_matches_contract
+from tests.factories import Device, register
+from tests.vocabulary.support import (
+    VOCABULARY,
+    create,
+    created,
+    patch,
+    stored_count,
+    stored_terms,
+    term_path,
+)
+
+# Distinctive, so a message that echoes it is caught.
+SECRET = "Qorqoro"
+
+BAD_TERMS: list[Any] = [
+    12,
+    12.5,
+    True,
+    None,
+    [SECRET],
+    {"term": SECRET},
+    "",
+    "   ",
+    "\u00a0\u3000\ufeff",
+    SECRET + "x" * (65 - len(SECRET)),
+    "  " + SECRET + "በ" * (65 - len(SECRET)) + "  ",
+    SECRET + "\u0007",
+    "a\nb" + SECRET,
+    SECRET + "\n",  # a control character is refused even where trimming would drop it
+    "\t" + SECRET,
+    SECRET + "\u0000",
+    SECRET + "\u001b[31m",
+    SECRET + "\u007f",
+    SECRET + "\u0085",
+    SECRET + "\u009f",
+    SECRET + "\u2028tail",
+    SECRET + "\u2029tail",
+]
+BAD_TERM_IDS = [
+    "number",
+    "float",
+    "boolean",
+    "null",
+    "array",
+    "object",
+    "empty",
+    "blank",
+    "unicode-blanks",
+    "65-chars",
+    "65-chars-trimmed",
+    "bell",
+    "newline-inside",
+    "newline-trailing",
+    "tab-leading",
+    "nul",
+    "escape",
+    "del",
+    "nel",
+    "c1",
+    "line-separator",
+    "paragraph-separator",
+]
+
+BAD_CREATE_BODIES: list[Any] = [
+    {"term": SECRET, "kind": "custom", "extra": 1},
+    {"term": SECRET, "kind": "custom", "user_id": "00000000-0000-0000-0000-000000000000"},
+    {"term": SECRET},
+    {"kind": "custom"},
+    {},
+    {"term": SECRET, "kind": "person"},
+    {"term": SECRET, "kind": "Contact"},
+    {"term": SECRET, "kind": None},
+    {"term": SECRET, "kind": 1},
+    [{"term": SECRET, "kind": "custom"}],
+    SECRET,
+    None,
+]
+
+BAD_UPDATE_BODIES: list[Any] = [
+    {},
+    {"term": SECRET, "extra": 1},
+    {"kind": "app", "term_id": "x"},
+    {"term": None},
+    {"kind": None},
+    {"term": SECRET, "kind": None},
+    {"kind": "person"},
+    {"term": 12},
+    {"term": "   "},
+    {"term": SECRET + "x" * 60},
+    {"term": SECRET + "\u0007"},
+    {"term": "a\nb"},
+    [{"term": SECRET}],
+    None,
+]
+
+
+def assert_refused(response: httpx.Response) -> None:
+    assert response.status_code == 400, response.text
+    assert_matches_contract(response)
+    body = response.json()
+    assert set(body) == {"error"}
+    assert SECRET.casefold() not in response.text.casefold(), "the term was echoed"
+
+
+async def post_raw(client: httpx.AsyncClient, device: Device, content: bytes) -> httpx.Response:
+    headers = {**device.headers, "Content-Type": "application/json"}
+    response = await client.post(VOCABULARY, content=content, headers=headers)
+    assert_matches_contract(response)
+    return response
+
+
+@pytest.mark.parametrize("term", BAD_TERMS, ids=BAD_TERM_IDS)
+async def test_a_bad_term_is_refused_on_create(
+    client: httpx.AsyncClient, admin_engine: AsyncEngine, term: Any
+) -> None:
+    device = await register(client)
+    assert_refused(await create(client, device, term))
+    assert await stored_terms(admin_engine, device.user_id) == []
+    assert await stored_count(admin_engine, device.user_id) is None
+
+
+@pytest.mark.parametrize("term", BAD_TERMS, ids=BAD_TERM_IDS)
+async def test_a_bad_term_is_refused_on_patch(
+    client: httpx.AsyncClient, admin_engine: AsyncEngine, term: Any
+) -> None:
+    device = await register(client)
+    record = await created(client, device, "Abebe")
+    before = await stored_terms(admin_engine, device.user_id)
+    assert_refused(await patch(client, device, record["term_id"], {"term": term}))
+    assert await stored_terms(admin_engine, device.user_id) == before
+
+
+@pytest.mark.parametrize("body", BAD_CREATE_BODIES)
+async def test_a_bad_create_body_is_refused(
+    client: httpx.AsyncClient, admin_engine: AsyncEngine, body: Any
+) -> None:
+    device = await register(client)
+    assert_refused(await post_raw(client, device, json.dumps(body).encode()))
+    assert await stored_terms(admin_engine, device.user_id) == []
+
+
+@pytest.mark.parametrize("body", BAD_UPDATE_BODIES)
+async def test_a_bad_update_body_is_refused(
+    client: httpx.AsyncClient, admin_engine: AsyncEngine, body: Any
+) -> None:
+    device = await register(client)
+    record = await created(client, device, "Abebe", "contact")
+    before = await stored_terms(admin_engine, device.user_id)
+    assert_refused(await patch(client, device, record["term_id"], body))
+    assert await stored_terms(admin_engine, device.user_id) == before
+
+
+async def test_an_empty_patch_is_400(client: httpx.AsyncClient) -> None:
+    device = await register(client)
+    record = await created(client, device, "Abebe")
+    response = await patch(client, device, record["term_id"], {})
+    assert_refused(response)
+
+
+@pytest.mark.parametrize(
+    "content", [b"", b"{", b"not json", b'{"term": "Qorqoro", "kind": "custom"', b"\xff\xfe"]
+)
+async def test_a_body_that_is_not_json_is_400(
+    client: httpx.AsyncClient, admin_engine: AsyncEngine, content: bytes
+) -> None:
+    device = await register(client)
+    assert_refused(await post_raw(client, device, content))
+    assert await stored_terms(admin_engine, device.user_id) == []
+
+
+async def test_a_20_kb_body_is_413(client: httpx.AsyncClient, admin_engine: AsyncEngine) -> None:
+    device = await register(client)
+    record = await created(client, device, "Abebe")
+    padded = {"term": "Kebede", "kind": "custom", "padding": "x" * 20_000}
+    for method, path in (("POST", VOCABULARY), ("PATCH", term_path(record["term_id"]))):
+        response = await client.request(method, path, json=padded, headers=device.headers)
+        assert response.status_code == 413, method
+        assert_matches_contract(response)
+        assert set(response.json()) == {"error"}
+    [row] = await stored_terms(admin_engine, device.user_id)
+    assert row.term == "Abebe"
