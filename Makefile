@@ -9,9 +9,19 @@ TEST_POSTGRES_URL ?= postgresql+asyncpg://postgres@127.0.0.1:5432/lisan_test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 PYTEST_ARGS ?=
 
-.PHONY: install run migrate lint test test-sqlite test-postgres bench clean
+.PHONY: install system-deps run migrate lint test test-sqlite test-postgres bench clean
 
-install: $(STAMP)
+# Debian packages the tests need: real speech made with espeak-ng, converted with sox.
+SYSTEM_TOOLS := espeak-ng sox
+
+install: $(STAMP) system-deps
+
+system-deps:
+	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
+	fi
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

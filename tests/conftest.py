@@ -186,7 +186,7 @@ def redis_url() -> str:
     async def ping() -> None:
         import redis.asyncio as redis
 
-        client = redis.from_url(url, socket_connect_timeout=2)
+        client = redis.Redis.from_url(url, socket_connect_timeout=2)
         try:
             await client.ping()
         finally:
@@ -214,3 +214,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     terminalreporter.write_line(
         f"lisan: {passed} tests passed against {_backend_label()}, {skipped} skipped"
     )
+
+
+from tests.fakes.openai_server import fake_openai  # noqa: E402, F401

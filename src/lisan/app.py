@@ -7,12 +7,14 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+import httpx
 from fastapi import FastAPI
 
 from lisan import CONTRACT_VERSION
 from lisan.admin.endpoints import router as admin_router
 from lisan.auth.endpoints import router as auth_router
 from lisan.billing.endpoints import router as billing_router
+from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
 from lisan.core.edge import RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
@@ -23,6 +25,8 @@ from lisan.core.settings import Settings, get_settings
 from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
+from lisan.providers import create_provider
+from lisan.providers.breaker import ProviderBreaker
 from lisan.telemetry.endpoints import router as telemetry_router
 from lisan.telemetry.writer import TelemetryWriter
 from lisan.users.endpoints import router as users_router
@@ -34,6 +38,7 @@ ROUTERS = (
     probes_router,
     auth_router,
     users_router,
+    commands_router,
     consent_router,
     grants_router,
     vocabulary_router,
@@ -54,6 +59,10 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         telemetry = TelemetryWriter(resources.sessions)
         telemetry.start()
         app.state.telemetry = telemetry
+        http = httpx.AsyncClient()  # one per process, shared by every provider call
+        breaker = ProviderBreaker(settings.redis_url)
+        await breaker.start()
+        app.state.provider = create_provider(settings, http, breaker)
         if migrate_in_background:
             resources.schema_ready = False
             task = asyncio.create_task(_migrate_until_done(resources))
@@ -62,6 +71,9 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         try:
             yield
         finally:
+            await app.state.provider.aclose()
+            await breaker.aclose()
+            await http.aclose()
             await telemetry.close()  # flushes what is buffered before the engine goes
             await resources.close()
 

@@ -3,6 +3,7 @@
 from lisan.admin.models import AdminCredential, AuditEvent
 from lisan.auth.models import DeviceSession
 from lisan.billing.models import BilledCommand, Subscription
+from lisan.commands.models import IdempotencyRecord
 from lisan.consent.models import ConsentGrant
 from lisan.core.database import Base
 from lisan.grants.models import AppGrant
@@ -19,6 +20,7 @@ __all__ = [
     "CommandEvent",
     "ConsentGrant",
     "DeviceSession",
+    "IdempotencyRecord",
     "Subscription",
     "User",
     "VocabularyCount",

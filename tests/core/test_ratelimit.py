@@ -47,7 +47,7 @@ async def test_keys_are_counted_apart() -> None:
 
 @pytest.fixture
 async def clean_redis(redis_url: str) -> AsyncIterator[str]:
-    client = redis.from_url(redis_url)
+    client = redis.Redis.from_url(redis_url)
     await client.flushdb()
     yield redis_url
     await client.flushdb()
@@ -145,7 +145,7 @@ async def test_register_limit_through_redis(
         ]
     assert [a.status_code for a in answers] == [200, 200, 429]
     assert int(answers[2].headers["Retry-After"]) >= 1
-    keys = await redis.from_url(clean_redis).keys("*")
+    keys = await redis.Redis.from_url(clean_redis).keys("*")
     assert keys, "the counts live in Redis"
 
 

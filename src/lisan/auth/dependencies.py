@@ -38,6 +38,11 @@ async def current_user(request: Request) -> Principal:
     return await _authenticated(request, Purpose.USE, settings.rate_limit_user, "user")
 
 
+async def commanding_user(request: Request) -> Principal:
+    settings = request.app.state.resources.settings
+    return await _authenticated(request, Purpose.USE, settings.rate_limit_commands, "commands")
+
+
 async def refreshing_user(request: Request) -> Principal:
     settings = request.app.state.resources.settings
     return await _authenticated(request, Purpose.REFRESH, settings.rate_limit_user, "user")
@@ -59,3 +64,4 @@ async def presented_session(request: Request) -> Principal | None:
 
 CurrentUser = Annotated[Principal, Depends(current_user)]
 RefreshingUser = Annotated[Principal, Depends(refreshing_user)]
+CommandingUser = Annotated[Principal, Depends(commanding_user)]

@@ -27,6 +27,8 @@ class Resources:
     sessions: async_sessionmaker[AsyncSession]
     redis: redis.Redis | None
     rate_limiter: RateLimiter
+    # Read-only units (several reads, no writes): on SQLite they never take the write lock.
+    readers: async_sessionmaker[AsyncSession]
     # False while the schema may be behind (the database was down when the server started).
     schema_ready: bool = True
     background: set[asyncio.Task[None]] = field(default_factory=set)
@@ -39,7 +41,7 @@ class Resources:
         )
         client = None
         if settings.redis_url:
-            client = redis.from_url(
+            client = redis.Redis.from_url(
                 settings.redis_url,
                 socket_connect_timeout=REDIS_TIMEOUT_S,
                 socket_timeout=REDIS_TIMEOUT_S,
@@ -50,6 +52,7 @@ class Resources:
             create_session_factory(write_engine),
             client,
             RateLimiter(settings.redis_url),
+            create_session_factory(engine),
         )
 
     async def close(self) -> None:

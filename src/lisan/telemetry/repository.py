@@ -39,3 +39,19 @@ async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> Non
             .values({k: v for k, v in row.items() if k not in ("id", "user_id", "created_at")})
             .execution_options(synchronize_session=False)
         )
+
+
+async def upsert_server_side(session: AsyncSession, row: dict[str, Any]) -> None:
+    dialect = session.get_bind().dialect.name
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    statement = insert(CommandEvent).values(row)
+    await session.execute(
+        statement.on_conflict_do_update(
+            index_elements=[CommandEvent.id],
+            set_={
+                "status": statement.excluded.status,
+                "server_timings": statement.excluded.server_timings,
+            },
+            where=CommandEvent.user_id == statement.excluded.user_id,
+        )
+    )

@@ -1,0 +1,66 @@
+"""The recording: strict decoding of 16 kHz mono 16-bit PCM, and whether anyone spoke in it.
+
+Speech models invent words on silence, so near-silent audio is answered REPROMPT without a
+provider call.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from pathlib import Path
+
+import numpy as np
+
+from lisan.commands.schemas import MAX_DURATION_MS, MIN_DURATION_MS
+from lisan.core.errors import BadRequest
+from lisan.providers.wav import SAMPLE_RATE, wav_bytes
+
+BYTES_PER_MS = SAMPLE_RATE * 2 // 1000  # 32: mono, 16-bit
+_TOLERANCE_MS = 50  # at least; or 2% of the duration, whichever is larger
+
+_FRAME = SAMPLE_RATE // 50  # 20 ms
+_SPEECH_FLOOR_DBFS = -45.0  # quieter than this is silence, whatever the noise floor
+_ABOVE_NOISE_DB = 10.0
+_MIN_SPEECH_FRAMES = 5  # 100 ms of voiced frames
+
+
+def decode_pcm(audio_base64: str, duration_ms: int) -> bytes:
+    try:
+        pcm = base64.b64decode(audio_base64, validate=True)
+    except (binascii.Error, ValueError):
+        raise BadRequest("audio_base64: not valid base64") from None
+    if len(pcm) % 2:
+        raise BadRequest("audio_base64: 16-bit PCM has an even number of bytes")
+    actual_ms = len(pcm) / BYTES_PER_MS
+    if not MIN_DURATION_MS <= actual_ms <= MAX_DURATION_MS:
+        raise BadRequest("audio must be between 0.4 s and 15 s of 16 kHz mono 16-bit PCM")
+    if abs(actual_ms - duration_ms) > max(_TOLERANCE_MS, duration_ms * 0.02):
+        raise BadRequest("duration_ms does not match the length of the audio")
+    return pcm
+
+
+def has_speech(pcm: bytes) -> bool:
+    """Energy-based voice activity: enough 20 ms frames clearly above both an absolute floor
+    and the recording's own noise floor (its quietest tenth)."""
+    samples = np.frombuffer(pcm, dtype="<i2")
+    frames = samples[: len(samples) // _FRAME * _FRAME].reshape(-1, _FRAME).astype(np.float64)
+    if len(frames) == 0:
+        return False
+    rms = np.sqrt(np.mean(frames * frames, axis=1)) + 1e-9
+    dbfs = 20 * np.log10(rms / 32768.0)
+    noise_floor = float(np.percentile(dbfs, 10))
+    threshold = max(_SPEECH_FLOOR_DBFS, noise_floor + _ABOVE_NOISE_DB)
+    return int(np.count_nonzero(dbfs > threshold)) >= _MIN_SPEECH_FRAMES
+
+
+def store_audio(storage_dir: Path, user_id: str, command_id: str, pcm: bytes) -> Path:
+    """Write the recording as WAV under the user's folder (blocking: call it in a thread). Only
+    while the user's audio_retention consent is granted; the deletion job removes the folder."""
+    folder = storage_dir / "audio" / user_id
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{command_id}.wav"
+    temporary = path.with_suffix(".tmp")
+    temporary.write_bytes(wav_bytes(pcm))
+    temporary.replace(path)  # never a half-written object under the final name
+    return path

@@ -1,0 +1,147 @@
+"""X-Idempotency-Key for POST /v1/commands, kept in the database so every server process sees it.
+
+The first request with a (user, key) claims it (a `running` record with a lease), runs, and
+stores its final response; a retry with the same body replays that response byte for byte; a
+different body is 422; a duplicate that arrives while the first runs polls until the result is
+there (or answers 409 past a bound). 502/503/504 are not final: the record is removed, so the
+same key runs again. A claim whose owner died is taken over once its lease has passed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from enum import Enum
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from lisan.commands import repository
+from lisan.commands.models import IdempotencyRecord
+from lisan.core.database import unit_of_work
+from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
+from lisan.core.types import utcnow
+
+RETENTION = timedelta(hours=24)
+POLL_S = (0.02, 0.25)  # first and longest pause while a duplicate waits
+RUNNING, DONE = "running", "done"
+
+
+class KeyReused(UnprocessableEntity):
+    default_message = "this idempotency key was already used with a different body"
+
+
+class StillRunning(Conflict):
+    default_message = "a request with this idempotency key is still running"
+    default_headers = {"Retry-After": "2"}
+
+
+class _Claim(Enum):
+    OWNED = "owned"  # the caller runs the command
+    HELD = "held"  # another request is running it
+
+
+_OWNED, _HELD = _Claim.OWNED, _Claim.HELD
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    status: int
+    body: bytes
+
+
+def parse_key(header: str | None) -> uuid.UUID:
+    try:
+        return uuid.UUID(header or "")
+    except ValueError:
+        raise BadRequest("X-Idempotency-Key: must be a UUID") from None
+
+
+def body_hash(raw: bytes) -> bytes:
+    return hashlib.sha256(raw).digest()
+
+
+async def claim(
+    sessions: async_sessionmaker[AsyncSession],
+    user_id: uuid.UUID,
+    key: uuid.UUID,
+    digest: bytes,
+    *,
+    wait_s: float,
+    lease_s: float,
+) -> Replay | None:
+    """None when the caller now owns the key (and must `finish` or `release` it); else the
+    stored response to replay. Waits while another request holds the key."""
+    deadline = time.monotonic() + wait_s
+    pause, longest = POLL_S
+    while True:
+        async with unit_of_work(sessions) as session:
+            outcome = await _try_claim(session, user_id, key, digest, lease_s)
+        if isinstance(outcome, Replay):
+            return outcome
+        if outcome is _OWNED:
+            return None
+        if time.monotonic() >= deadline:
+            raise StillRunning
+        await asyncio.sleep(pause)
+        pause = min(pause * 1.5, longest)
+
+
+async def _try_claim(
+    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, digest: bytes, lease_s: float
+) -> Replay | _Claim:
+    now = utcnow()
+    record = await repository.record_for(session, user_id, key)
+    if record is not None and record.expires_at <= now:
+        await session.delete(record)  # past its 24 h: the key is free again
+        await session.flush()
+        record = None
+    if record is None:
+        fresh = IdempotencyRecord(
+            user_id=user_id,
+            key=key,
+            body_hash=digest,
+            state=RUNNING,
+            lease_until=now + timedelta(seconds=lease_s),
+            created_at=now,
+            expires_at=now + RETENTION,
+        )
+        try:
+            async with session.begin_nested():
+                await repository.add(session, fresh)
+        except IntegrityError:
+            return _HELD  # a concurrent request claimed it first
+        return _OWNED
+    if record.body_hash != digest:
+        raise KeyReused
+    if record.state == DONE and record.response_body is not None:
+        return Replay(record.response_status or 200, record.response_body)
+    if record.lease_until <= now:  # its owner went away mid-run: take it over
+        record.lease_until = now + timedelta(seconds=lease_s)
+        return _OWNED
+    return _HELD
+
+
+async def finish(
+    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
+) -> None:
+    """Store the final response, in the caller's unit of work (with the command's records)."""
+    record = await repository.record_for(session, user_id, key)
+    if record is None:  # removed meanwhile (expired and reclaimed): nothing to replay from
+        return
+    record.state = DONE
+    record.response_status = status
+    record.response_body = body
+    await session.flush()
+
+
+async def release(
+    sessions: async_sessionmaker[AsyncSession], user_id: uuid.UUID, key: uuid.UUID
+) -> None:
+    """Give the key back after a result that is not final (502/503/504, or a failure)."""
+    async with unit_of_work(sessions) as session:
+        await repository.remove_running(session, user_id, key)

@@ -1,0 +1,211 @@
+"""One command, from a recording and a screen to a safe answer: the steps in order.
+
+Provider calls happen outside any database transaction; reads go before them, and everything
+the command leaves behind (its event, its bill, its idempotent response) is written after, in
+one unit of work by the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+from collections.abc import Awaitable, Mapping
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+from lisan.billing import service as billing
+from lisan.commands import speech
+from lisan.commands.audio import has_speech, store_audio
+from lisan.commands.safety import PlanRejected, SafePlan, required_packages, validate_plan
+from lisan.commands.schemas import (
+    ActionPlanView,
+    ActionStepView,
+    CommandRequest,
+    CommandResponse,
+    CommandStatus,
+)
+from lisan.commands.viewtree import ViewNode, parse_view_tree
+from lisan.consent import service as consent
+from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from lisan.core.resources import Resources
+from lisan.core.settings import BillingEnforcement
+from lisan.grants import service as grants
+from lisan.phrases.schemas import PhraseKey
+from lisan.providers.base import (
+    ProviderBadAnswer,
+    ProviderTimeout,
+    ProviderUnavailable,
+    VoiceProvider,
+)
+from lisan.vocabulary import service as vocabulary
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+SPOKEN_CHARS = 200  # the longest planner sentence passed on to be spoken
+
+
+@dataclass
+class CommandRun:
+    """One command's inputs, and what it learns on the way."""
+
+    command_id: uuid.UUID
+    user_id: uuid.UUID
+    request: CommandRequest
+    pcm: bytes
+    started: float = field(default_factory=time.perf_counter)
+    timings: dict[str, int] = field(default_factory=dict)
+    billed: bool = False  # the provider was called: the command counts against the quota
+
+    def lap(self, stage: str, since: float) -> None:
+        self.timings[stage] = round((time.perf_counter() - since) * 1000)
+
+
+async def run(
+    resources: Resources, provider: VoiceProvider, command: CommandRun
+) -> CommandResponse:
+    settings = resources.settings
+    if settings.billing_enforcement is BillingEnforcement.ENFORCED and not await _entitled(
+        resources, command
+    ):
+        return _refusal(
+            command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
+        )
+    if not has_speech(command.pcm):
+        # Speech models invent words on silence: no provider call at all.
+        return _refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
+    async with resources.readers() as session:
+        terms = await vocabulary.terms_for(session, command.user_id)
+        keep_audio = await consent.is_granted(session, command.user_id, consent.AUDIO_RETENTION)
+    if keep_audio:
+        await asyncio.to_thread(
+            store_audio,
+            settings.storage_dir,
+            str(command.user_id),
+            str(command.command_id),
+            command.pcm,
+        )
+    language = command.request.locale
+    since = time.perf_counter()
+    command.billed = True
+    transcript = await _call(provider.transcribe(command.pcm, language, terms))
+    command.lap("transcribe", since)
+    if not transcript.text.strip():
+        return _refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
+    if transcript.confidence is not None and transcript.confidence < settings.confidence_threshold:
+        return _refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
+    screen = command.request.screen_context
+    since = time.perf_counter()
+    raw_plan = await _call(
+        provider.plan(transcript.text, screen.current_package, screen.view_tree_summary, language)
+    )
+    command.lap("plan", since)
+    since = time.perf_counter()
+    if _declined(raw_plan):
+        command.lap("validate", since)
+        refusal = _refusal(command, CommandStatus.REJECTED, "nothing_to_do", PhraseKey.ERR_REJECTED)
+        spoken = _spoken(raw_plan.get("speech_response_text"))
+        return refusal.model_copy(update={"speech_response_text": spoken})
+    nodes = parse_view_tree(screen.view_tree_summary)
+    async with resources.readers() as session:
+        granted = await grants.granted_packages(
+            session, command.user_id, required_packages(raw_plan)
+        )
+    try:
+        plan = validate_plan(raw_plan, nodes, granted)
+    except PlanRejected as rejected:
+        command.lap("validate", since)
+        return _refusal(command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED)
+    command.lap("validate", since)
+    return _answer(command, plan, nodes, transcript_confident=transcript.confidence is not None)
+
+
+def _declined(raw_plan: object) -> bool:
+    """The planner answered with no steps: it could not, or would not, do what was asked."""
+    return isinstance(raw_plan, dict) and raw_plan.get("steps") == []
+
+
+def _spoken(text: object) -> str | None:
+    """The planner's own words for the user: free text from a model that read the screen, so
+    cleaned like any untrusted text and kept short."""
+    return speech.quotable(text, limit=SPOKEN_CHARS) if isinstance(text, str) else None
+
+
+async def _entitled(resources: Resources, command: CommandRun) -> bool:
+    async with resources.readers() as session:
+        entitlement = await billing.entitlement(
+            session, command.user_id, resources.settings.billing_enforcement
+        )
+    allowed = billing.allows_commands(entitlement)
+    if allowed is None:
+        raise ServiceUnavailable("billing status could not be verified")
+    return allowed
+
+
+async def _call(awaitable: Awaitable[T]) -> T:
+    """A provider call; its failure becomes the client's 502, 503 or 504, never its detail."""
+    try:
+        return await awaitable
+    except ProviderTimeout:
+        raise GatewayTimeout from None
+    except ProviderUnavailable as exc:
+        log.warning("voice provider unavailable", extra={"reason": type(exc).__name__})
+        message = exc.public_message or "the voice provider is unavailable; try again shortly"
+        raise ServiceUnavailable(message, headers={"Retry-After": str(exc.retry_after_s)}) from None
+    except ProviderBadAnswer:
+        raise BadGateway from None
+
+
+def _refusal(
+    command: CommandRun, status: CommandStatus, reason: str, speak: PhraseKey
+) -> CommandResponse:
+    """REJECTED or REPROMPT: a reason and a phrase, never a plan."""
+    return CommandResponse(
+        command_id=command.command_id, status=status, reprompt_reason=reason, speak_code=speak.value
+    )
+
+
+def _answer(
+    command: CommandRun,
+    plan: SafePlan,
+    nodes: Mapping[str, ViewNode],
+    *,
+    transcript_confident: bool,
+) -> CommandResponse:
+    confirm = plan.requires_confirmation(transcriber_confident=transcript_confident)
+    view = ActionPlanView(
+        plan_id=uuid.uuid4(),
+        package_name=plan.package_name,
+        steps=[
+            ActionStepView(
+                step_id=uuid.uuid4(),
+                action_type=step.action_type,
+                target_node_id=step.target_node_id,
+                payload=step.payload,
+                is_destructive=step.is_destructive,
+            )
+            for step in plan.steps
+        ],
+        requires_user_confirmation=confirm,
+    )
+    if not confirm:
+        return CommandResponse(
+            command_id=command.command_id,
+            status=CommandStatus.ACCEPTED,
+            action_plan=view,
+            speech_response_text=_spoken(plan.speech_response_text),
+            speak_code=PhraseKey.ACK.value,
+        )
+    step = plan.first_destructive() or plan.steps[0]
+    return CommandResponse(
+        command_id=command.command_id,
+        status=CommandStatus.CONFIRMATION_REQUIRED,
+        action_plan=view,
+        speech_response_text=speech.confirmation_text(
+            step, nodes, plan.package_name, command.request.locale.value
+        ),
+        speak_code=PhraseKey.CONFIRM.value,
+    )

@@ -1,0 +1,58 @@
+"""What the command pipeline needs from a speech/LLM provider, whichever one it is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from lisan.users.models import Locale
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    text: str
+    confidence: float | None  # None: the transcriber gave no score
+
+
+class ProviderError(Exception):
+    """A provider call failed; the subclass says how the client is answered. The message is
+    for logs only: clients never see provider detail."""
+
+
+class ProviderTimeout(ProviderError):
+    """No answer within LISAN_TRANSCRIBE_TIMEOUT_S / LISAN_PLAN_TIMEOUT_S: 504."""
+
+
+class ProviderUnavailable(ProviderError):
+    """5xx, connection failure, rate limited by the provider, or circuit open: 503.
+    `public_message`, when set, is safe for the client (our own words, no provider detail)."""
+
+    def __init__(
+        self, message: str, *, retry_after_s: int = 5, public_message: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
+        self.public_message = public_message
+
+
+class ProviderBadAnswer(ProviderError):
+    """An answer in a shape the service does not understand: 502."""
+
+
+class VoiceProvider(Protocol):
+    async def transcribe(
+        self, pcm: bytes, language: Locale, vocabulary: Sequence[str]
+    ) -> Transcript:
+        """16 kHz mono 16-bit PCM to text. `vocabulary` biases recognition; it goes nowhere
+        else (never to the planner, never to a log)."""
+        ...
+
+    async def plan(
+        self, transcript: str, current_package: str, view_tree: str, language: Locale
+    ) -> Any:
+        """The planner's raw plan: whatever JSON it returned (the pipeline validates it). The
+        view tree is untrusted data, never instructions."""
+        ...
+
+    async def aclose(self) -> None: ...

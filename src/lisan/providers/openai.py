@@ -1,0 +1,243 @@
+"""Any OpenAI-compatible server: transcription (`/audio/transcriptions`) and planning with a
+strict JSON schema (`/chat/completions`). Wire format: design.md, "Provider wire format".
+
+Nothing the user or the provider said reaches an exception message or a log: no audio,
+transcript, vocabulary, screen, provider body or API key; logs carry status codes and timings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import statistics
+import time
+from collections.abc import Mapping, Sequence
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+import orjson
+
+from lisan.core.settings import Settings
+from lisan.providers.base import (
+    ProviderBadAnswer,
+    ProviderTimeout,
+    ProviderUnavailable,
+    Transcript,
+)
+from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.prompts import SYSTEM_PROMPT, user_message
+from lisan.providers.wav import wav_bytes
+from lisan.users.models import Locale
+
+log = logging.getLogger(__name__)
+
+_LANGUAGE_CODES = {Locale.AM_ET: "am", Locale.EN_US: "en"}
+_DEFAULT_RETRY_AFTER_S = 5
+_MAX_RETRY_AFTER_S = 3600
+
+_NULLABLE_STRING = {"type": ["string", "null"]}
+PLAN_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "package_name": {"type": "string"},
+        "steps": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "action_type": {
+                        "type": "string",
+                        "enum": ["TAP", "SCROLL", "TEXT_INPUT", "BACK", "HOME", "OPEN_APP"],
+                    },
+                    "target_node_id": _NULLABLE_STRING,
+                    "payload": _NULLABLE_STRING,
+                    "is_destructive": {"type": "boolean"},
+                },
+                "required": ["action_type", "target_node_id", "payload", "is_destructive"],
+                "additionalProperties": False,
+            },
+        },
+        "needs_confirmation": {"type": "boolean"},
+        "speech_response_text": _NULLABLE_STRING,
+    },
+    "required": ["package_name", "steps", "needs_confirmation", "speech_response_text"],
+    "additionalProperties": False,
+}
+_RESPONSE_FORMAT = {
+    "type": "json_schema",
+    "json_schema": {"name": "action_plan", "strict": True, "schema": PLAN_SCHEMA},
+}
+
+
+class OpenAIProvider:
+    def __init__(self, settings: Settings, http: httpx.AsyncClient, breaker: ProviderBreaker):
+        self._settings = settings
+        self._http = http
+        self._breaker = breaker
+        self._base_url = str(settings.openai_base_url).rstrip("/")
+        self._headers = (
+            {"Authorization": f"Bearer {settings.openai_api_key}"}
+            if settings.openai_api_key
+            else {}
+        )
+
+    async def transcribe(
+        self, pcm: bytes, language: Locale, vocabulary: Sequence[str]
+    ) -> Transcript:
+        form = {
+            "model": self._settings.openai_transcribe_model,
+            "language": _LANGUAGE_CODES[language],
+            "response_format": "json",
+            "include[]": "logprobs",
+        }
+        if vocabulary:
+            form["prompt"] = ", ".join(vocabulary)
+        files = {"file": ("audio.wav", wav_bytes(pcm), "audio/wav")}
+
+        async def call() -> Any:
+            return await self._post(
+                "transcribe",
+                "/audio/transcriptions",
+                self._settings.transcribe_timeout_s,
+                data=form,
+                files=files,
+            )
+
+        return transcript_from(await self._breaker.call(call))
+
+    async def plan(
+        self, transcript: str, current_package: str, view_tree: str, language: Locale
+    ) -> Any:
+        body = {
+            "model": self._settings.openai_plan_model,
+            "messages": [
+                {"role": "system", "content": SYSTEM_PROMPT},
+                {
+                    "role": "user",
+                    "content": user_message(transcript, current_package, view_tree, language),
+                },
+            ],
+            "response_format": _RESPONSE_FORMAT,
+        }
+
+        async def call() -> Any:
+            return await self._post(
+                "plan", "/chat/completions", self._settings.plan_timeout_s, json=body
+            )
+
+        return plan_from(await self._breaker.call(call))
+
+    async def aclose(self) -> None:
+        """Nothing to release: the HTTP client and the breaker belong to the app."""
+
+    async def _post(self, operation: str, path: str, timeout_s: float, **request: Any) -> Any:
+        """POST and decode the JSON answer, mapping every failure to a ProviderError."""
+        fields: dict[str, Any] = {"operation": operation}
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                response = await self._http.post(
+                    self._base_url + path,
+                    headers=self._headers,
+                    timeout=httpx.Timeout(timeout_s),
+                    **request,
+                )
+        except (TimeoutError, httpx.TimeoutException):
+            _log_failure(fields, started, outcome="timeout")
+            raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
+        except httpx.TransportError as exc:
+            _log_failure(fields, started, outcome="connection error", error=type(exc).__name__)
+            raise ProviderUnavailable(f"{operation}: {type(exc).__name__}") from None
+        fields["status"] = response.status_code
+        fields["duration_ms"] = _elapsed_ms(started)
+        _raise_for_status(operation, response, fields)
+        log.debug("provider call", extra=fields)
+        try:
+            return orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise ProviderBadAnswer(f"{operation}: the answer is not JSON") from None
+
+
+def transcript_from(answer: Any) -> Transcript:
+    if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
+        raise ProviderBadAnswer("transcribe: the answer has no text")
+    return Transcript(text=answer["text"], confidence=confidence_from(answer.get("logprobs")))
+
+
+def confidence_from(logprobs: Any) -> float | None:
+    """exp(mean logprob) of a non-empty list; no score without one."""
+    if logprobs is None or logprobs == []:
+        return None
+    if not isinstance(logprobs, list):
+        raise ProviderBadAnswer("transcribe: logprobs is not a list")
+    values = [_logprob(item) for item in logprobs]
+    # A log probability is at most 0; clamp a provider's rounding (and never overflow exp).
+    return math.exp(min(0.0, statistics.fmean(values)))
+
+
+def _logprob(item: Any) -> float:
+    value = item.get("logprob") if isinstance(item, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ProviderBadAnswer("transcribe: a logprob is not a number")
+    return float(value)
+
+
+def plan_from(answer: Any) -> Any:
+    """The plan inside a chat completion: whatever `choices[0].message.content` parses to."""
+    try:
+        content = answer["choices"][0]["message"]["content"]
+    except (KeyError, IndexError, TypeError):
+        raise ProviderBadAnswer("plan: the answer has no choices[0].message.content") from None
+    if not isinstance(content, str):
+        raise ProviderBadAnswer("plan: choices[0].message.content is not a string")
+    try:
+        return orjson.loads(content)
+    except orjson.JSONDecodeError:
+        raise ProviderBadAnswer("plan: the content is not JSON") from None
+
+
+def _raise_for_status(operation: str, response: httpx.Response, fields: dict[str, Any]) -> None:
+    status = response.status_code
+    if 200 <= status < 300:
+        return
+    if status == 429 or status >= 500:
+        retry_after_s = retry_after_seconds(response.headers)
+        log.warning("provider call failed", extra={**fields, "retry_after_s": retry_after_s})
+        raise ProviderUnavailable(f"{operation}: HTTP {status}", retry_after_s=retry_after_s)
+    log.warning("provider call failed", extra=fields)
+    raise ProviderBadAnswer(f"{operation}: HTTP {status}")
+
+
+def retry_after_seconds(headers: Mapping[str, str]) -> int:
+    """The provider's Retry-After (seconds or an HTTP date), within 1 s .. 1 h; 5 s without."""
+    value = headers.get("retry-after", "").strip()
+    seconds: float | None = None
+    if value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            seconds = _seconds_until(value)
+    if seconds is None or not math.isfinite(seconds):
+        return _DEFAULT_RETRY_AFTER_S
+    return max(1, min(_MAX_RETRY_AFTER_S, math.ceil(seconds)))
+
+
+def _seconds_until(http_date: str) -> float | None:
+    try:
+        moment = parsedate_to_datetime(http_date)
+    except (TypeError, ValueError):
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.timestamp() - time.time()
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
+
+
+def _log_failure(fields: dict[str, Any], started: float, **more: Any) -> None:
+    fields = {**fields, **more, "duration_ms": _elapsed_ms(started)}
+    log.warning("provider call failed", extra=fields)

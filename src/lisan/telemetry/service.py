@@ -1,0 +1,32 @@
+"""Command events, from the server's side: the command route records each command here."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lisan.core.types import utcnow
+from lisan.telemetry import repository
+
+
+async def record_command(
+    session: AsyncSession,
+    command_id: uuid.UUID,
+    user_id: uuid.UUID,
+    status: str,
+    server_timings: dict[str, int],
+) -> None:
+    """The server's side of a command event (status and stage timings, never the transcript
+    or the audio). If the phone's report came first, its row is completed; a row of another
+    user under the same id is left alone."""
+    await repository.upsert_server_side(
+        session,
+        {
+            "id": command_id,
+            "user_id": user_id,
+            "created_at": utcnow(),
+            "status": status,
+            "server_timings": server_timings,
+        },
+    )

@@ -1,0 +1,254 @@
+"""Spoken confirmation questions: they name the step, in the user's language, and quote screen
+text safely."""
+
+from __future__ import annotations
+
+import unicodedata
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from lisan.commands.safety import ACTION_TYPES, SafePlan, SafeStep
+from lisan.commands.speech import (
+    MAX_QUOTED_CHARS,
+    confirmation_text,
+    plan_confirmation_text,
+    quotable,
+)
+from lisan.commands.viewtree import parse_view_tree
+from lisan.phrases.catalog import CATALOG
+from lisan.phrases.schemas import PhraseKey
+from lisan.users.models import Locale
+
+APP = "com.example.chat"
+NODES = parse_view_tree(
+    """\
+[n1] FrameLayout
+  [n3] EditText "Message" {editable}
+  [n4] Button "Send" {clickable}
+  [n5] RecyclerView desc="Chats" {scrollable}
+  [n7] ImageButton desc="Delete conversation" {clickable}
+  [n8] Button "ሰርዝ" {clickable}
+  [n9] View {clickable}
+  [n10] Button "Pay \\"now\\" «quickly»" {clickable}
+"""
+)
+EN = Locale.EN_US.value
+AM = Locale.AM_ET.value
+ETHIOPIC = range(0x1200, 0x1380)
+
+
+def tap(target: str | None, payload: str | None = None) -> SafeStep:
+    return SafeStep("TAP", target, payload, True)
+
+
+def say(step: SafeStep, language: str, package_name: str = APP) -> str:
+    return confirmation_text(step, NODES, package_name, language)
+
+
+def ethiopic_share(text: str) -> float:
+    letters = [char for char in text if char.isalpha()]
+    return sum(ord(char) in ETHIOPIC for char in letters) / len(letters)
+
+
+# --- the sentences, per action type and language ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("step", "english", "amharic"),
+    [
+        (
+            tap("n8"),
+            "Tap “ሰርዝ”? Say yes to go ahead.",
+            "«ሰርዝ»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            tap("n7"),
+            "Tap “Delete conversation”? Say yes to go ahead.",
+            "«Delete conversation»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("TEXT_INPUT", "n3", "ሰላም አበበ", True),
+            "Type “ሰላም አበበ”? Say yes to go ahead.",
+            "«ሰላም አበበ» ልጻፍ? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("OPEN_APP", None, "Telegram", True),
+            "Open “Telegram”? Say yes to go ahead.",
+            "«Telegram»ን ልክፈት? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("SCROLL", "n5", None, True),
+            "Scroll “Chats”? Say yes to go ahead.",
+            "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("SCROLL", None, None, True),
+            "Scroll the screen? Say yes to go ahead.",
+            "ገጹን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("BACK", None, None, True),
+            "Go back? Say yes to go ahead.",
+            "ወደ ኋላ ልመለስ? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+        (
+            SafeStep("HOME", None, None, True),
+            "Go to the home screen? Say yes to go ahead.",
+            "ወደ መነሻ ገጽ ልሂድ? ለመቀጠል «አዎ» ይበሉ።",
+        ),
+    ],
+)
+def test_each_action_type_in_both_languages(step: SafeStep, english: str, amharic: str) -> None:
+    assert say(step, EN) == english
+    assert say(step, AM) == amharic
+
+
+@pytest.mark.parametrize("action_type", sorted(ACTION_TYPES))
+def test_every_action_type_has_a_question_in_both_languages(action_type: str) -> None:
+    step = SafeStep(action_type, "n8", "ሰርዝ", True)
+    english, amharic = say(step, EN), say(step, AM)
+    assert english.endswith("? Say yes to go ahead.")
+    assert amharic.endswith("? ለመቀጠል «አዎ» ይበሉ።")
+    assert ethiopic_share(amharic) == 1.0
+    if action_type not in {"BACK", "HOME"}:
+        assert "ሰርዝ" in english
+        assert "ሰርዝ" in amharic
+
+
+def test_the_way_to_proceed_matches_the_catalogs_confirm_phrase() -> None:
+    for language in Locale:
+        proceed = CATALOG[language][PhraseKey.CONFIRM].split("? ", 1)[1]
+        assert say(tap("n8"), language.value).endswith(proceed)
+
+
+@pytest.mark.parametrize("target", ["n7", "n4"])
+def test_amharic_questions_are_ethiopic_around_a_latin_label(target: str) -> None:
+    text = say(tap(target), AM)
+    label = text[text.index("«") + 1 : text.index("»")]
+    outside = text.replace(f"«{label}»", "")
+    assert ethiopic_share(outside) == 1.0
+    assert label in {"Delete conversation", "Send"}
+
+
+def test_any_other_language_is_spoken_in_amharic() -> None:
+    assert say(tap("n8"), "fr-FR") == say(tap("n8"), AM)
+
+
+# --- what the question names --------------------------------------------------------------
+
+
+def test_the_label_is_the_nodes_text_then_its_desc() -> None:
+    assert "“Send”" in say(tap("n4"), EN)
+    assert "“Delete conversation”" in say(tap("n7"), EN)
+
+
+def test_without_a_label_the_payload_then_a_generic_word() -> None:
+    assert say(tap("n9", payload="Archive"), EN) == "Tap “Archive”? Say yes to go ahead."
+    assert say(tap("n9"), EN) == "Tap this? Say yes to go ahead."
+    assert say(tap(None), AM) == "ይህን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
+    assert say(tap("gone"), EN) == "Tap this? Say yes to go ahead."
+
+
+def test_text_input_names_what_it_types_not_the_field() -> None:
+    step = SafeStep("TEXT_INPUT", "n3", "", True)
+    assert say(step, EN) == "Type this? Say yes to go ahead."
+    assert say(step, AM) == "ይህን ልጻፍ? ለመቀጠል «አዎ» ይበሉ።"
+
+
+def test_open_app_falls_back_to_the_package_then_a_generic_app() -> None:
+    step = SafeStep("OPEN_APP", None, None, True)
+    assert say(step, EN) == f"Open “{APP}”? Say yes to go ahead."
+    assert say(step, EN, package_name="") == "Open this app? Say yes to go ahead."
+    assert say(step, AM, package_name="") == "ይህን መተግበሪያ ልክፈት? ለመቀጠል «አዎ» ይበሉ።"
+
+
+def test_long_labels_are_cut_with_an_ellipsis() -> None:
+    payload = "ሰ" * 41
+    step = SafeStep("TEXT_INPUT", "n3", payload, True)
+    assert say(step, AM) == f"«{'ሰ' * 40}…» ልጻፍ? ለመቀጠል «አዎ» ይበሉ።"
+    exact = SafeStep("TEXT_INPUT", "n3", "a" * 40, True)
+    assert say(exact, EN) == f"Type “{'a' * 40}”? Say yes to go ahead."
+
+
+def test_quotes_in_a_label_cannot_close_ours() -> None:
+    assert say(tap("n10"), EN) == "Tap “Pay now quickly”? Say yes to go ahead."
+    assert say(tap("n10"), AM) == "«Pay now quickly»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
+
+
+# --- plans that need confirmation ---------------------------------------------------------
+
+
+def test_a_plan_is_confirmed_by_its_first_destructive_step() -> None:
+    plan = SafePlan(
+        APP,
+        (SafeStep("TAP", "n4", None, False), tap("n8"), tap("n7")),
+        planner_asked_confirmation=False,
+        speech_response_text=None,
+    )
+    assert plan_confirmation_text(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
+
+
+def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
+    plan = SafePlan(
+        APP,
+        (SafeStep("SCROLL", "n5", None, False), SafeStep("TAP", "n4", None, False)),
+        planner_asked_confirmation=True,
+        speech_response_text=None,
+    )
+    assert plan_confirmation_text(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
+
+
+# --- untrusted text is only quoted --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("Delete", "Delete"),
+        ("  Delete\n\tall  ", "Delete all"),
+        ('Say "yes"', "Say yes"),
+        ("“Delete” „now‟", "Delete now"),
+        ("«ሰርዝ» ‹x› 「y」 ＂z＂", "ሰርዝ x y z"),  # noqa: RUF001 (look-alike quotes on purpose)
+        ("De\u200blete\u202e", "Delete"),  # zero-width space, right-to-left override
+        ("line\u2028break\x00nul\x1bescape", "line break nul escape"),
+        ("lone \ud800 surrogate", "lone surrogate"),
+        ("private \ue000 use", "private use"),
+        ("Don't", "Don't"),
+        ("e\u0301", "\u00e9"),  # composed
+        ("", None),
+        ("  \n ", None),
+        ('""', None),
+        (None, None),
+    ],
+)
+def test_quotable(raw: str | None, expected: str | None) -> None:
+    assert quotable(raw) == expected
+
+
+@given(st.text())
+def test_quotable_never_leaves_what_could_break_a_sentence(raw: str) -> None:
+    cleaned = quotable(raw)
+    if cleaned is None:
+        return
+    assert cleaned == cleaned.strip() != ""
+    assert len(cleaned) <= MAX_QUOTED_CHARS + 1
+    assert "  " not in cleaned
+    for char in cleaned:
+        assert unicodedata.category(char) not in {"Cc", "Cf", "Cs", "Co", "Zl", "Zp"}
+        assert char not in '"“”„‟«»‹›＂'  # noqa: RUF001
+    cleaned.encode("utf-8")  # speakable and serialisable: no lone surrogate
+
+
+@given(st.text(), st.sampled_from(sorted(ACTION_TYPES)), st.sampled_from([EN, AM]))
+def test_any_label_gives_one_short_question(label: str, action_type: str, language: str) -> None:
+    escaped = label.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
+    nodes = parse_view_tree(f'[t] View "{escaped}"')
+    step = SafeStep(action_type, "t" if nodes else None, label, True)
+    text = confirmation_text(step, nodes, APP, language)
+    assert text.endswith(("Say yes to go ahead.", "ለመቀጠል «አዎ» ይበሉ።"))
+    assert len(text) <= 120
+    quoted = quotable(label)
+    if quoted is not None and action_type not in {"BACK", "HOME", "OPEN_APP"}:
+        assert quoted in text

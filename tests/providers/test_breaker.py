@@ -1,0 +1,289 @@
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import redis.asyncio as redis
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from lisan.providers.base import ProviderBadAnswer, ProviderTimeout, ProviderUnavailable
+from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.openai import OpenAIProvider
+from lisan.users.models import Locale
+from tests.fakes.openai_server import Answer, FakeOpenAI
+from tests.providers.conftest import PCM, MakeProvider
+
+DOWN_REDIS = "redis://127.0.0.1:1/15"
+
+
+@pytest.fixture
+async def breaker() -> AsyncIterator[ProviderBreaker]:
+    breaker = ProviderBreaker(None, ttl_s=0.5)
+    await breaker.start()
+    yield breaker
+    await breaker.aclose()
+
+
+@pytest.fixture
+async def clean_redis(redis_url: str) -> str:
+    client = redis.Redis.from_url(redis_url)
+    try:
+        await client.flushdb()
+    finally:
+        await client.aclose()
+    return redis_url
+
+
+async def _transcribe(provider: OpenAIProvider) -> Any:
+    return await provider.transcribe(PCM, Locale.EN_US, [])
+
+
+async def _fail(provider: OpenAIProvider, times: int) -> None:
+    for _ in range(times):
+        with pytest.raises(ProviderUnavailable):
+            await _transcribe(provider)
+
+
+async def test_five_failures_open_the_circuit_and_the_sixth_call_sends_nothing(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.default = Answer.error(503)
+    await _fail(provider, 5)
+
+    started = time.perf_counter()
+    with pytest.raises(ProviderUnavailable) as raised:
+        await _transcribe(provider)
+    assert time.perf_counter() - started < 0.05
+    assert str(raised.value) == "voice provider circuit open"
+    assert raised.value.retry_after_s == 1  # the 0.5 s ttl, rounded up
+    assert fake_openai.transcriptions.calls == 5
+
+
+async def test_retry_after_is_the_time_left_until_half_open(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    provider = make_provider(ProviderBreaker(None, threshold=1, ttl_s=30))
+    fake_openai.transcriptions.then(Answer.error(500))
+    await _fail(provider, 1)
+    with pytest.raises(ProviderUnavailable) as raised:
+        await _transcribe(provider)
+    assert 29 <= raised.value.retry_after_s <= 30
+
+
+async def test_timeouts_count_as_failures(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker, transcribe_timeout_s=0.2)
+    fake_openai.transcriptions.then(*[Answer.error(500)] * 3)
+    await _fail(provider, 3)
+    fake_openai.transcriptions.default = Answer.json({"text": "late"}, delay_s=1.0)
+    for _ in range(2):
+        with pytest.raises(ProviderTimeout):
+            await _transcribe(provider)
+
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _transcribe(provider)
+    assert fake_openai.transcriptions.calls == 5
+
+
+async def test_bad_answers_do_not_count(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.then(*[Answer.malformed()] * 8)
+    for _ in range(8):
+        with pytest.raises(ProviderBadAnswer):
+            await _transcribe(provider)
+
+    assert (await _transcribe(provider)).text == "open telegram"
+    assert fake_openai.transcriptions.calls == 9
+
+
+async def test_a_success_resets_the_count(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.then(*[Answer.error(503)] * 4)
+    await _fail(provider, 4)
+    await _transcribe(provider)
+    fake_openai.transcriptions.then(*[Answer.error(503)] * 4)
+    await _fail(provider, 4)
+
+    await _transcribe(provider)
+    assert fake_openai.transcriptions.calls == 10
+
+
+async def test_transcription_and_planning_share_the_circuit(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.default = Answer.error(502)
+    await _fail(provider, 5)
+
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await provider.plan("open telegram", "", "", Locale.EN_US)
+    assert fake_openai.completions.calls == 0
+
+
+async def test_after_the_ttl_a_success_closes_the_circuit(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.then(*[Answer.error(503)] * 5)
+    await _fail(provider, 5)
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _transcribe(provider)
+
+    await asyncio.sleep(0.6)
+    assert (await _transcribe(provider)).text == "open telegram"
+    # Closed again: the count starts over, so four failures leave it closed.
+    fake_openai.transcriptions.then(*[Answer.error(503)] * 4)
+    await _fail(provider, 4)
+    await _transcribe(provider)
+    assert fake_openai.transcriptions.calls == 11
+
+
+async def test_a_failure_while_half_open_reopens_at_once(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
+) -> None:
+    provider = make_provider(breaker)
+    fake_openai.transcriptions.default = Answer.error(503)
+    await _fail(provider, 5)
+    await asyncio.sleep(0.6)
+
+    await _fail(provider, 1)  # the half-open probe reaches the provider and fails
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _transcribe(provider)
+    assert fake_openai.transcriptions.calls == 6
+
+
+async def test_a_cancelled_call_is_not_a_failure(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    provider = make_provider(ProviderBreaker(None, threshold=1, ttl_s=30))
+    fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=1.0))
+    call = asyncio.create_task(_transcribe(provider))
+    await asyncio.sleep(0.1)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+
+    assert (await _transcribe(provider)).text == "open telegram"
+
+
+async def test_redis_shares_the_open_circuit_between_processes(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, clean_redis: str
+) -> None:
+    first, second = ProviderBreaker(clean_redis), ProviderBreaker(clean_redis)
+    await first.start()
+    await second.start()
+    try:
+        assert first.shared
+        assert second.shared
+        fake_openai.transcriptions.default = Answer.error(503)
+        await _fail(make_provider(first), 5)
+
+        with pytest.raises(ProviderUnavailable, match="circuit open") as raised:
+            await _transcribe(make_provider(second))
+        assert 29 <= raised.value.retry_after_s <= 30
+        assert fake_openai.transcriptions.calls == 5
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+async def test_redis_counts_failures_from_every_process(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, clean_redis: str
+) -> None:
+    first, second = ProviderBreaker(clean_redis), ProviderBreaker(clean_redis)
+    await first.start()
+    await second.start()
+    try:
+        fake_openai.transcriptions.default = Answer.error(503)
+        await _fail(make_provider(first), 3)
+        await _fail(make_provider(second), 2)
+
+        with pytest.raises(ProviderUnavailable, match="circuit open"):
+            await _transcribe(make_provider(first))
+        assert fake_openai.transcriptions.calls == 5
+    finally:
+        await first.aclose()
+        await second.aclose()
+
+
+async def test_unreachable_redis_at_start_falls_back_to_memory(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.WARNING, logger="lisan.providers.breaker")
+    breaker = ProviderBreaker(DOWN_REDIS)
+    await breaker.start()
+    try:
+        assert not breaker.shared
+        warnings = [r for r in caplog.records if r.name == "lisan.providers.breaker"]
+        assert len(warnings) == 1
+        assert "1/15" not in warnings[0].getMessage()
+        provider = make_provider(breaker)
+        assert (await _transcribe(provider)).text == "open telegram"
+        fake_openai.transcriptions.default = Answer.error(503)
+        await _fail(provider, 5)
+        with pytest.raises(ProviderUnavailable, match="circuit open"):
+            await _transcribe(provider)
+    finally:
+        await breaker.aclose()
+
+
+async def test_redis_lost_while_running_falls_back_to_memory(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    clean_redis: str,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.WARNING, logger="lisan.providers.breaker")
+    breaker = ProviderBreaker(clean_redis)
+    await breaker.start()
+    try:
+        provider = make_provider(breaker)
+        await _transcribe(provider)
+
+        async def redis_gone(*_args: Any, **_kwargs: Any) -> Any:
+            raise RedisConnectionError("Redis went away")
+
+        monkeypatch.setattr(redis.Redis, "get", redis_gone)
+        assert (await _transcribe(provider)).text == "open telegram"
+        assert (await _transcribe(provider)).text == "open telegram"
+        assert not breaker.shared
+        assert len([r for r in caplog.records if r.name == "lisan.providers.breaker"]) == 1
+    finally:
+        await breaker.aclose()
+
+
+async def test_redis_lost_while_recording_an_outcome_keeps_the_outcome(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    clean_redis: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    breaker = ProviderBreaker(clean_redis)
+    await breaker.start()
+    try:
+        provider = make_provider(breaker)
+        await _transcribe(provider)
+
+        async def redis_gone(*_args: Any, **_kwargs: Any) -> Any:
+            raise RedisConnectionError("Redis went away")
+
+        # Reading the circuit works; recording the failure does not.
+        monkeypatch.setattr(redis.Redis, "incr", redis_gone)
+        fake_openai.transcriptions.then(Answer.error(429, headers={"Retry-After": "9"}))
+        with pytest.raises(ProviderUnavailable) as raised:
+            await _transcribe(provider)
+        assert raised.value.retry_after_s == 9
+        assert not breaker.shared
+    finally:
+        await breaker.aclose()

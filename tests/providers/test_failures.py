@@ -1,0 +1,227 @@
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from lisan.core.settings import Settings
+from lisan.providers.base import (
+    ProviderBadAnswer,
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
+from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.openai import OpenAIProvider
+from lisan.users.models import Locale
+from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
+from tests.providers.conftest import PCM, MakeProvider, closed_port
+
+Call = Callable[[OpenAIProvider], Awaitable[Any]]
+
+
+async def _transcribe(provider: OpenAIProvider) -> Any:
+    return await provider.transcribe(PCM, Locale.EN_US, ["Zemzem"])
+
+
+async def _plan(provider: OpenAIProvider) -> Any:
+    return await provider.plan("open telegram", "", '[n1] Button "OK"', Locale.EN_US)
+
+
+def _endpoint(fake: FakeOpenAI, call: Call) -> Endpoint[Any]:
+    return fake.transcriptions if call is _transcribe else fake.completions
+
+
+both_calls = pytest.mark.parametrize("call", [_transcribe, _plan], ids=["transcribe", "plan"])
+
+
+@both_calls
+async def test_past_the_timeout_is_provider_timeout(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call
+) -> None:
+    provider = make_provider(transcribe_timeout_s=0.2, plan_timeout_s=0.2)
+    fake_openai.delay_s = 1.0
+    started = time.perf_counter()
+    with pytest.raises(ProviderTimeout):
+        await call(provider)
+    assert time.perf_counter() - started < 0.6
+
+
+async def test_each_call_has_its_own_timeout(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    provider = make_provider(transcribe_timeout_s=0.2, plan_timeout_s=2)
+    fake_openai.delay_s = 0.4
+    with pytest.raises(ProviderTimeout):
+        await _transcribe(provider)
+    assert await _plan(provider) is not None
+
+
+@both_calls
+@pytest.mark.parametrize("status", [500, 502, 503])
+async def test_provider_5xx_is_unavailable(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call, status: int
+) -> None:
+    _endpoint(fake_openai, call).then(Answer.error(status))
+    with pytest.raises(ProviderUnavailable) as raised:
+        await call(make_provider())
+    assert raised.value.retry_after_s == 5
+
+
+@both_calls
+async def test_rate_limited_honours_retry_after(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call
+) -> None:
+    _endpoint(fake_openai, call).then(Answer.error(429, headers={"Retry-After": "7"}))
+    with pytest.raises(ProviderUnavailable) as raised:
+        await call(make_provider())
+    assert raised.value.retry_after_s == 7
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "seconds"),
+    [(None, 5), ("0", 1), ("2.5", 3), ("999999", 3600), ("soon", 5), ("-3", 1)],
+)
+async def test_retry_after_is_bounded(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, retry_after: str | None, seconds: int
+) -> None:
+    headers = {"Retry-After": retry_after} if retry_after is not None else {}
+    fake_openai.transcriptions.then(Answer.error(429, headers=headers))
+    with pytest.raises(ProviderUnavailable) as raised:
+        await _transcribe(make_provider())
+    assert raised.value.retry_after_s == seconds
+
+
+@both_calls
+@pytest.mark.parametrize("status", [400, 401, 404, 422])
+async def test_other_4xx_is_a_bad_answer(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call, status: int
+) -> None:
+    _endpoint(fake_openai, call).then(Answer.error(status))
+    with pytest.raises(ProviderBadAnswer):
+        await call(make_provider())
+
+
+@both_calls
+async def test_connection_refused_is_unavailable(make_provider: MakeProvider, call: Call) -> None:
+    provider = make_provider(openai_base_url=f"http://127.0.0.1:{closed_port()}/v1")
+    with pytest.raises(ProviderUnavailable):
+        await call(provider)
+
+
+@both_calls
+async def test_dropped_connection_is_unavailable(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call
+) -> None:
+    _endpoint(fake_openai, call).then(Answer.dropped())
+    with pytest.raises(ProviderUnavailable):
+        await call(make_provider())
+
+
+@both_calls
+async def test_an_answer_that_is_not_json_is_a_bad_answer(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, call: Call
+) -> None:
+    _endpoint(fake_openai, call).then(Answer.malformed())
+    with pytest.raises(ProviderBadAnswer):
+        await call(make_provider())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        [{"text": "open telegram"}],
+        "open telegram",
+        {},
+        {"text": None},
+        {"text": 12},
+        {"transcript": "open telegram"},
+        {"text": "go back", "logprobs": {"token": "go", "logprob": -0.1}},
+        {"text": "go back", "logprobs": [{"token": "go"}]},
+        {"text": "go back", "logprobs": [{"token": "go", "logprob": "-0.1"}]},
+        {"text": "go back", "logprobs": [{"token": "go", "logprob": True}]},
+        {"text": "go back", "logprobs": [-0.1]},
+    ],
+)
+async def test_transcription_without_a_text_string_is_a_bad_answer(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, answer: Any
+) -> None:
+    fake_openai.transcriptions.then(Answer.json(answer))
+    with pytest.raises(ProviderBadAnswer):
+        await _transcribe(make_provider())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {},
+        {"choices": []},
+        {"choices": None},
+        {"choices": [{}]},
+        {"choices": [{"message": None}]},
+        {"choices": [{"message": {"role": "assistant"}}]},
+        {"choices": [{"message": {"content": None, "refusal": "no"}}]},
+        chat_completion({"package_name": "x"}),
+        chat_completion("this is not JSON"),
+        chat_completion('{"package_name": '),
+        [1, 2],
+    ],
+)
+async def test_completion_without_json_content_is_a_bad_answer(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, answer: Any
+) -> None:
+    fake_openai.completions.then(Answer.json(answer))
+    with pytest.raises(ProviderBadAnswer):
+        await _plan(make_provider())
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        Answer.error(503),
+        Answer.error(429),
+        Answer.error(401),
+        Answer.malformed(),
+        Answer.json({"text": 1}),
+        Answer.dropped(),
+    ],
+)
+async def test_error_messages_hold_no_provider_or_user_data(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, answer: Answer
+) -> None:
+    fake_openai.transcriptions.then(answer)
+    with pytest.raises(ProviderError) as raised:
+        await _transcribe(make_provider())
+    message = str(raised.value)
+    assert message.startswith("transcribe: ")
+    for secret in ("fake provider error", "not JSON <html>", "Zemzem", "sk-test", "127.0.0.1"):
+        assert secret not in message
+    assert raised.value.__cause__ is None
+
+
+@pytest.mark.parametrize(
+    ("error", "expected"),
+    [
+        (httpx.ConnectTimeout("connect"), ProviderTimeout),
+        (httpx.ReadTimeout("read"), ProviderTimeout),
+        (httpx.PoolTimeout("pool"), ProviderTimeout),
+        (httpx.RemoteProtocolError("peer closed"), ProviderUnavailable),
+        (httpx.ReadError("reset"), ProviderUnavailable),
+    ],
+)
+async def test_httpx_transport_errors_map_to_provider_errors(
+    settings_factory: Callable[..., Settings],
+    http: httpx.AsyncClient,
+    error: Exception,
+    expected: type[ProviderError],
+) -> None:
+    settings = settings_factory(provider="openai", openai_base_url="http://provider.test/v1")
+    provider = OpenAIProvider(settings, http, ProviderBreaker(None))
+    with respx.mock(assert_all_called=True) as router:
+        router.post("http://provider.test/v1/audio/transcriptions").mock(side_effect=error)
+        with pytest.raises(expected):
+            await _transcribe(provider)
