@@ -38,42 +38,24 @@ Audit = Annotated[AuditContext, Depends(audit_context)]
 async def get_user(
     user_id: UserIdPath, call: Call, audit: Audit, session: DbSession
 ) -> JsonResponse:
-    view = await service.audited(
-        session,
-        audit,
-        call,
-        AdminAction.READ_USER,
-        user_id,
-        lambda: service.read_user(session, user_id),
+    return json_response(
+        await service.perform(session, audit, call, AdminAction.READ_USER, user_id)
     )
-    return json_response(view)
 
 
 @router.post("/v1/admin/users/{userId}/suspend")
 async def suspend_user(
     user_id: UserIdPath, call: Call, audit: Audit, session: DbSession
 ) -> JsonResponse:
-    result = await service.audited(
-        session,
-        audit,
-        call,
-        AdminAction.SUSPEND_USER,
-        user_id,
-        lambda: service.suspend_user(session, user_id),
+    return json_response(
+        await service.perform(session, audit, call, AdminAction.SUSPEND_USER, user_id)
     )
-    return json_response(result)
 
 
 @router.post("/v1/admin/users/{userId}/reinstate")
 async def reinstate_user(
     user_id: UserIdPath, call: Call, audit: Audit, session: DbSession
 ) -> JsonResponse:
-    result = await service.audited(
-        session,
-        audit,
-        call,
-        AdminAction.REINSTATE_USER,
-        user_id,
-        lambda: service.reinstate_user(session, user_id),
+    return json_response(
+        await service.perform(session, audit, call, AdminAction.REINSTATE_USER, user_id)
     )
-    return json_response(result)

@@ -17,6 +17,7 @@ from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
 from lisan.core import tokens
 from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
 from lisan.core.ratelimit import RateLimiter
+from lisan.core.schemas import ResponseModel
 from lisan.core.types import utcnow
 from lisan.users import service as users
 
@@ -216,3 +217,20 @@ async def create_credential(session: AsyncSession, name: str, permissions: list[
 
 async def revoke_credential(session: AsyncSession, name: str) -> bool:
     return await repository.revoke_credential(session, name, utcnow())
+
+
+_OPERATIONS = {
+    AdminAction.READ_USER: read_user,
+    AdminAction.SUSPEND_USER: suspend_user,
+    AdminAction.REINSTATE_USER: reinstate_user,
+}
+
+
+async def perform(
+    session: AsyncSession, context: AuditContext, call: AdminCall, action: AdminAction, user_id: str
+) -> ResponseModel:
+    """Run one admin action on one user, audited."""
+    operation = _OPERATIONS[action]
+    return await audited(
+        session, context, call, action, user_id, lambda: operation(session, user_id)
+    )
