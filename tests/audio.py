@@ -28,8 +28,21 @@ def spoken(text: str, language: str = "en-US") -> bytes:
             ["espeak-ng", "-v", VOICES[language], "-w", str(wav), text], check=True, timeout=30
         )
         subprocess.run(
-            ["sox", str(wav), "-r", str(SAMPLE_RATE), "-c", "1", "-b", "16",
-             "-e", "signed-integer", "-t", "raw", str(raw)],
+            [
+                "sox",
+                str(wav),
+                "-r",
+                str(SAMPLE_RATE),
+                "-c",
+                "1",
+                "-b",
+                "16",
+                "-e",
+                "signed-integer",
+                "-t",
+                "raw",
+                str(raw),
+            ],
             check=True,
             timeout=30,
         )

@@ -199,7 +199,7 @@ async def billed_rows(engine: AsyncEngine, command_id: uuid.UUID) -> list[uuid.U
     """The user id of every billed row of that command."""
     async with engine.connect() as connection:
         result = await connection.execute(
-            select(BilledCommand.user_id).where(BilledCommand.command_id == command_id)
+            select(BilledCommand.user_id).where(BilledCommand.bill_id == command_id)
         )
         return list(result.scalars())
 

@@ -98,7 +98,7 @@ async def billed_rows(engine: AsyncEngine, command_id: uuid.UUID) -> int:
         count = await connection.scalar(
             select(func.count())
             .select_from(BilledCommand)
-            .where(BilledCommand.command_id == command_id)
+            .where(BilledCommand.bill_id == command_id)
         )
     return int(count or 0)
 

@@ -26,11 +26,13 @@ class Subscription(Base):
 
 
 class BilledCommand(Base):
-    """One billed command (the command route records it once per command id)."""
+    """One billed command. `bill_id` is derived from (user, idempotency key), so a command is
+    billed once however often it is retried or replayed, and a client-chosen request id
+    cannot merge two commands into one bill."""
 
     __tablename__ = "billed_commands"
     __table_args__ = (Index("ix_billed_commands_user_billed", "user_id", "billed_at"),)
 
-    command_id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
+    bill_id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
     user_id: Mapped[uuid.UUID] = mapped_column(Uuid, ForeignKey("users.id", ondelete="CASCADE"))
     billed_at: Mapped[datetime] = mapped_column(UtcDateTime)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Row, func, literal, select
+from sqlalchemy import Row, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -48,14 +48,14 @@ async def count_billed(
 
 
 async def add_billed_command_once(
-    session: AsyncSession, command_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
+    session: AsyncSession, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
 ) -> None:
-    """Insert unless a row for `command_id` exists (a concurrent twin included): no error."""
+    """Insert unless a row for `bill_id` exists (a concurrent twin included): no error."""
     insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
     statement = (
         insert(BilledCommand)
-        .values(command_id=command_id, user_id=user_id, billed_at=billed_at)
-        .on_conflict_do_nothing(index_elements=[BilledCommand.command_id])
+        .values(bill_id=bill_id, user_id=user_id, billed_at=billed_at)
+        .on_conflict_do_nothing(index_elements=[BilledCommand.bill_id])
     )
     await session.execute(statement)
 
@@ -69,3 +69,21 @@ async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None
         await session.execute(
             select(func.set_config("statement_timeout", literal(str(milliseconds)), True))
         )
+
+
+async def remove_bill(session: AsyncSession, bill_id: uuid.UUID) -> None:
+    await session.execute(delete(BilledCommand).where(BilledCommand.bill_id == bill_id))
+
+
+async def lock_subscriptions(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Hold the user's latest subscription row until the transaction ends, so concurrent
+    quota checks for one user run one at a time (SQLite's write lock already does this)."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    await session.execute(
+        select(Subscription.id)
+        .where(Subscription.user_id == user_id)
+        .order_by(Subscription.id.desc())
+        .limit(1)
+        .with_for_update()
+    )

@@ -138,10 +138,33 @@ def allows_commands(ent: Entitlement) -> bool | None:
 
 
 async def record_billed_command(
-    session: AsyncSession, user_id: uuid.UUID, command_id: uuid.UUID
+    session: AsyncSession, user_id: uuid.UUID, bill_id: uuid.UUID
 ) -> None:
-    """Bill one command; billing the same command id again changes nothing."""
-    await repository.add_billed_command_once(session, command_id, user_id, utcnow())
+    """Bill one command; billing the same bill id again changes nothing."""
+    await repository.add_billed_command_once(session, bill_id, user_id, utcnow())
+
+
+async def reserve_command(
+    session: AsyncSession, user_id: uuid.UUID, bill_id: uuid.UUID, enforcement: BillingEnforcement
+) -> bool | None:
+    """Under enforcement, before any provider call: whether the user may run a command, and if
+    so the bill, taken now so concurrent commands cannot all pass a quota of one. None when the
+    subscription cannot be read (never treated as allowed)."""
+    try:
+        async with session.begin_nested():
+            await repository.lock_subscriptions(session, user_id)
+    except (SQLAlchemyError, OSError, TimeoutError) as exc:
+        log.warning("subscription store unreadable", extra={"error": type(exc).__name__})
+        return None
+    allowed = allows_commands(await entitlement(session, user_id, enforcement))
+    if allowed:
+        await record_billed_command(session, user_id, bill_id)
+    return allowed
+
+
+async def cancel_bill(session: AsyncSession, bill_id: uuid.UUID) -> None:
+    """Undo a reservation for a command that ended up not billable."""
+    await repository.remove_bill(session, bill_id)
 
 
 async def record_subscription(

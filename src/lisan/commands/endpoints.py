@@ -34,7 +34,13 @@ async def post_command(
     raw = await request.body()
     body = parse_json_body(raw, CommandRequest)  # model_validate_json: no stdlib json pass
     pcm = decode_pcm(body.audio_base64, body.duration_ms)
-    command = CommandRun(uuid.UUID(request.state.request_id), user.user_id, body, pcm)
+    command = CommandRun(
+        command_id=uuid.UUID(request.state.request_id),
+        user_id=user.user_id,
+        bill_id=service.bill_id_for(user.user_id, key),
+        request=body,
+        pcm=pcm,
+    )
     answer = await service.execute(resources, provider, key, raw, command)
     headers = {"Idempotent-Replayed": "true"} if answer.replayed else None
     return Response(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -54,11 +55,16 @@ class Replay:
     body: bytes
 
 
+_CANONICAL_UUID = re.compile(
+    r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+)
+
+
 def parse_key(header: str | None) -> uuid.UUID:
-    try:
-        return uuid.UUID(header or "")
-    except ValueError:
-        raise BadRequest("X-Idempotency-Key: must be a UUID") from None
+    """Only the hyphenated form (uuid.UUID would also take bare hex, braces and urn:uuid:)."""
+    if header is None or not _CANONICAL_UUID.match(header):
+        raise BadRequest("X-Idempotency-Key: must be a UUID")
+    return uuid.UUID(header)
 
 
 def body_hash(raw: bytes) -> bytes:

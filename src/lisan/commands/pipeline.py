@@ -28,6 +28,7 @@ from lisan.commands.schemas import (
 )
 from lisan.commands.viewtree import ViewNode, parse_view_tree
 from lisan.consent import service as consent
+from lisan.core.database import unit_of_work
 from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
@@ -54,11 +55,13 @@ class CommandRun:
 
     command_id: uuid.UUID
     user_id: uuid.UUID
+    bill_id: uuid.UUID  # from (user, idempotency key): one bill per command, whatever its retries
     request: CommandRequest
     pcm: bytes
     started: float = field(default_factory=time.perf_counter)
     timings: dict[str, int] = field(default_factory=dict)
     billed: bool = False  # the provider was called: the command counts against the quota
+    reserved: bool = False  # its bill was taken up front (billing enforced)
 
     def lap(self, stage: str, since: float) -> None:
         self.timings[stage] = round((time.perf_counter() - since) * 1000)
@@ -74,7 +77,7 @@ async def run(
         return _refusal(
             command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
         )
-    if not has_speech(command.pcm):
+    if not has_speech(command.pcm):  # (a reserved bill is cancelled: nothing was called)
         # Speech models invent words on silence: no provider call at all.
         return _refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
     async with resources.readers() as session:
@@ -135,13 +138,14 @@ def _spoken(text: object) -> str | None:
 
 
 async def _entitled(resources: Resources, command: CommandRun) -> bool:
-    async with resources.readers() as session:
-        entitlement = await billing.entitlement(
-            session, command.user_id, resources.settings.billing_enforcement
+    """Check the subscription and, if it allows a command, take the bill now (race-safe)."""
+    async with unit_of_work(resources.sessions) as session:
+        allowed = await billing.reserve_command(
+            session, command.user_id, command.bill_id, resources.settings.billing_enforcement
         )
-    allowed = billing.allows_commands(entitlement)
     if allowed is None:
         raise ServiceUnavailable("billing status could not be verified")
+    command.reserved = allowed
     return allowed
 
 

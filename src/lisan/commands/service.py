@@ -6,6 +6,8 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
 from lisan.commands.pipeline import CommandRun
@@ -17,6 +19,13 @@ from lisan.telemetry import service as telemetry
 
 # How long past the provider timeouts a duplicate waits for the first request's answer.
 WAIT_MARGIN_S = 5.0
+
+
+BILL_NAMESPACE = uuid.UUID("6c1d3f0e-8a57-4c2e-9d55-1f0b7d2a9e41")
+
+
+def bill_id_for(user_id: uuid.UUID, key: uuid.UUID) -> uuid.UUID:
+    return uuid.uuid5(BILL_NAMESPACE, f"{user_id}:{key}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +59,8 @@ async def execute(
     except LisanError as exc:  # 502/503/504 are not final: the same key may run again
         await asyncio.shield(_record_failure(resources, key, command, exc.status_code))
         raise
-    except BaseException:
-        await asyncio.shield(idempotency.release(resources.sessions, command.user_id, key))
+    except BaseException:  # a failure or a cancelled request: not final either
+        await asyncio.shield(_record_failure(resources, key, command, 500))
         raise
     body = response.to_json()
     command.lap("total", command.started)
@@ -59,8 +68,7 @@ async def execute(
         await telemetry.record_command(
             session, command.command_id, command.user_id, response.status.value, command.timings
         )
-        if command.billed:
-            await billing.record_billed_command(session, command.user_id, command.command_id)
+        await _settle_bill(session, command)
         await idempotency.finish(session, command.user_id, key, 200, body)
     return CommandAnswer(200, body, replayed=False)
 
@@ -74,3 +82,13 @@ async def _record_failure(
         await telemetry.record_command(
             session, command.command_id, command.user_id, f"ERROR_{status_code}", command.timings
         )
+        if command.reserved:  # not final: the retry is billed when it completes
+            await billing.cancel_bill(session, command.bill_id)
+
+
+async def _settle_bill(session: AsyncSession, command: CommandRun) -> None:
+    """Bill a command that reached the provider once; give back a reservation that did not."""
+    if command.billed:
+        await billing.record_billed_command(session, command.user_id, command.bill_id)
+    elif command.reserved:
+        await billing.cancel_bill(session, command.bill_id)

@@ -24,12 +24,16 @@ class LocalProvider:
     async def transcribe(
         self, pcm: bytes, language: Locale, vocabulary: Sequence[str]
     ) -> Transcript:
-        raise ProviderUnavailable(NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S)
+        raise ProviderUnavailable(
+            NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S, public_message=NOT_AVAILABLE
+        )
 
     async def plan(
         self, transcript: str, current_package: str, view_tree: str, language: Locale
     ) -> Any:
-        raise ProviderUnavailable(NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S)
+        raise ProviderUnavailable(
+            NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S, public_message=NOT_AVAILABLE
+        )
 
     async def aclose(self) -> None:
         """Holds nothing."""
