@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import httpx
 import pytest
 from fastapi import APIRouter, Query, Request
+from sqlalchemy.exc import OperationalError
 
 from lisan.app import LisanApp
 from lisan.core.edge import (
@@ -46,6 +47,10 @@ def _test_router() -> APIRouter:
     @router.get("/test/query")
     async def query(n: int = Query(ge=1)) -> dict[str, int]:
         return {"n": n}
+
+    @router.get("/test/locked")
+    async def locked() -> None:
+        raise OperationalError("UPDATE users SET ...", {}, Exception("database is locked"))
 
     @router.get("/test/conflict")
     async def conflict() -> None:
@@ -137,6 +142,16 @@ async def test_query_validation_is_400(edge_client: httpx.AsyncClient) -> None:
     response = await edge_client.get("/test/query", params={"n": "zero"})
     assert response.status_code == 400
     assert response.json()["error"].startswith("query.n:")
+
+
+async def test_a_busy_database_is_a_503_to_retry_not_a_500(
+    edge_client: httpx.AsyncClient,
+) -> None:
+    response = await edge_client.get("/test/locked")
+    assert response.status_code == 503
+    assert response.json() == {"error": "the service is busy; try again shortly"}
+    assert int(response.headers["retry-after"]) >= 1
+    assert "UPDATE" not in response.text
 
 
 async def test_lisan_errors_keep_their_headers(edge_client: httpx.AsyncClient) -> None:

@@ -9,12 +9,19 @@ from typing import Annotated, Any
 import orjson
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from lisan.core.database import unit_of_work
-from lisan.core.errors import InternalError, LisanError, error_body, error_for_status
+from lisan.core.errors import (
+    InternalError,
+    LisanError,
+    ServiceUnavailable,
+    error_body,
+    error_for_status,
+)
 from lisan.core.resources import Resources
 from lisan.core.schemas import ResponseModel, describe_validation_error
 from lisan.core.settings import Settings
@@ -68,6 +75,12 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return error_response(error)
 
 
+async def _database_busy(_request: Request, _exc: Exception) -> Response:
+    # Locked, timed out or gone: the request may be retried; nothing about the database leaks.
+    log.warning("database unavailable", extra={"error": type(_exc).__name__})
+    return error_response(ServiceUnavailable("the service is busy; try again shortly"))
+
+
 async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
     # Starlette re-raises after sending this; the request edge logs it once, with its trace.
     return error_response(InternalError())
@@ -76,6 +89,7 @@ async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
 def install_error_handlers(app: FastAPI) -> None:
     """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
     app.add_exception_handler(Exception, _unexpected_error)
+    app.add_exception_handler(OperationalError, _database_busy)
     app.add_exception_handler(LisanError, _lisan_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

@@ -61,3 +61,6 @@ def configure_logging(settings: Settings) -> None:
         logging.getLogger(name).handlers[:] = []
         logging.getLogger(name).propagate = True
     logging.getLogger("uvicorn.access").disabled = True
+    # httpx logs every provider request at INFO; our own lines carry what operators need.
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)

@@ -1,0 +1,653 @@
+"""POST /v1/commands under load, against a fake provider that answers every call after a delay.
+
+    .venv/bin/python -m bench.commands [--database sqlite|postgres|both] [--seconds 30]
+        [--connections 200] [--delay 0.3] [--rounds 2] [--profile FILE] [--server-log FILE]
+
+The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
+telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
+on a fresh one: the fake provider (tests/fakes/openai_server.py) and `lisan serve` (one worker,
+default INFO logging sent to /dev/null) run as separate processes; one device is registered and
+granted Telegram; wrk (bench/commands.lua) posts the same body with a new X-Idempotency-Key on
+every request: a 3 s warm-up, then --rounds measured rounds (2) of --seconds each.
+
+Reported per round:
+- requests/s and p50/p99 latency as wrk sees them, and the HTTP statuses received;
+- the same latencies minus the provider's time. A command makes TWO provider calls
+  (transcription, then the plan), so the provider holds every command for 2 x delay: "minus
+  provider" subtracts that, and is the end-to-end estimate of the service's own time: everything
+  the client waits for that is not the provider (HTTP edge, auth, body parsing, the pipeline,
+  the final write, and any queueing for the event loop or a connection pool under this load).
+  The issue words it "minus the 300 ms" (one delay); that column is printed too, but it still
+  holds one provider wait;
+- the service's own time inside the pipeline, from the command_events rows the round wrote:
+  server_timings total - transcribe - plan (whole milliseconds each, so +/- 1.5 ms). It covers
+  the idempotency claim, the vocabulary/consent/grant reads, the voice activity check, plan
+  validation and the answer's serialisation, including any queueing for them; not
+  authentication, reading and parsing the body, or the final write (event, bill, idempotent
+  answer). The provider stages themselves include our side of each call (WAV and multipart
+  encoding, httpx, waiting for a pooled connection), so that time counts as the provider's;
+- the server's CPU time (user + system, from /proc) per command recorded: what one command
+  costs the process, with no queueing in it;
+- the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
+  does not grow with the commands served shows as the last round's peak close to round 1's.
+
+With --profile FILE, py-spy records the server (raw, folded stacks, without pausing it) for up
+to 15 s of round 1 of each database (FILE gets the database's name as a suffix); with
+--server-log FILE, the server's log (stderr) is appended to FILE instead of going to /dev/null.
+Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import re
+import secrets
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from tests.audio import b64, padded, spoken
+
+from bench.identity import free_port, wait_for
+
+ROOT = Path(__file__).resolve().parents[1]
+LUA_SCRIPT = ROOT / "bench" / "commands.lua"
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+POSTGRES_DATABASE = "lisan_bench_commands"
+POSTGRES_BENCH = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{POSTGRES_DATABASE}"
+INSTALL_ID = "bench-commands-install-01"
+TELEGRAM = "org.telegram.messenger"
+LAUNCHER = "com.google.android.apps.nexuslauncher"
+HUGE_LIMIT = "1000000000/minute"  # the limiters still run on every request; they never say no
+COMMAND_SECONDS = 5.0
+WARM_UP_S = 3
+RSS_POLL_S = 0.5
+RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
+SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
+PROFILE_LIMIT_S = 15
+
+# A launcher home screen with the app drawer open, as the phone reduces it: 40 lines.
+VIEW_TREE = "\n".join(
+    [
+        "[n1] FrameLayout",
+        "  [n2] LinearLayout",
+        '    [n3] TextView "12:41"',
+        '    [n4] ImageView desc="Wi-Fi signal full"',
+        '    [n5] ImageView desc="Battery 76 percent"',
+        '  [n6] EditText "Search apps" {clickable, editable}',
+        "  [n7] RecyclerView {scrollable}",
+        '    [n8] TextView "Calculator" desc="Calculator" {clickable}',
+        '    [n9] TextView "Calendar" desc="Calendar" {clickable}',
+        '    [n10] TextView "Camera" desc="Camera" {clickable}',
+        '    [n11] TextView "Chrome" desc="Chrome" {clickable}',
+        '    [n12] TextView "Clock" desc="Clock" {clickable}',
+        '    [n13] TextView "Contacts" desc="Contacts" {clickable}',
+        '    [n14] TextView "Drive" desc="Drive" {clickable}',
+        '    [n15] TextView "Files" desc="Files" {clickable}',
+        '    [n16] TextView "Gmail" desc="Gmail" {clickable}',
+        '    [n17] TextView "Google" desc="Google" {clickable}',
+        '    [n18] TextView "Maps" desc="Maps" {clickable}',
+        '    [n19] TextView "Messages" desc="Messages" {clickable}',
+        '    [n20] TextView "Phone" desc="Phone" {clickable}',
+        '    [n21] TextView "Photos" desc="Photos" {clickable}',
+        '    [n22] TextView "Play Store" desc="Play Store" {clickable}',
+        '    [n23] TextView "Settings" desc="Settings" {clickable}',
+        '    [n24] TextView "Telebirr" desc="Telebirr" {clickable}',
+        '    [n25] TextView "Telegram" desc="Telegram" {clickable}',
+        '    [n26] TextView "WhatsApp" desc="WhatsApp" {clickable}',
+        '    [n27] TextView "YouTube" desc="YouTube" {clickable}',
+        '    [n28] TextView "Weather" desc="Weather" {clickable}',
+        '    [n29] TextView "Wallet" desc="Wallet" {clickable}',
+        '    [n30] TextView "Voice Recorder" desc="Voice Recorder" {clickable}',
+        '    [n31] TextView "Translate" desc="Translate" {clickable}',
+        '    [n32] TextView "Spotify" desc="Spotify" {clickable}',
+        '    [n33] TextView "Keep Notes" desc="Keep Notes" {clickable}',
+        '    [n34] TextView "Meet" desc="Meet" {clickable}',
+        '    [n35] TextView "Fitbit" desc="Fitbit" {clickable}',
+        '    [n36] TextView "Duolingo" desc="Duolingo" {clickable}',
+        "  [n37] LinearLayout",
+        '    [n38] ImageView desc="Back" {clickable}',
+        '    [n39] ImageView desc="Home" {clickable}',
+        '    [n40] ImageView desc="Overview" {clickable}',
+    ]
+)
+
+
+@dataclass
+class Load:
+    """One wrk run."""
+
+    requests: int
+    requests_per_s: float
+    p50_ms: float
+    p99_ms: float
+    non_2xx: int
+    socket_errors: int
+    socket_detail: str  # wrk's own words: "connect C, read R, write W, timeout T"
+    statuses: Counter[int]
+
+
+@dataclass
+class Memory:
+    """The server's RSS (KiB) during a round: (seconds into the round, VmRSS) samples."""
+
+    samples: list[tuple[float, int]] = field(default_factory=list)
+    high_water_kib: int = 0  # VmHWM at the end: the kernel's own peak since the process began
+
+    @property
+    def peak_kib(self) -> int:
+        return max(kib for _, kib in self.samples)
+
+    @property
+    def early_kib(self) -> int:
+        return next((kib for at, kib in self.samples if at >= RSS_EARLY_S), self.samples[-1][1])
+
+    @property
+    def end_kib(self) -> int:
+        return self.samples[-1][1]
+
+
+@dataclass
+class Round:
+    load: Load
+    memory: Memory
+    events: list[tuple[str, dict[str, int]]]  # (status, server_timings) of the round's commands
+    cpu_s: float  # the server's CPU time (user + system) from the round's start until settled
+
+    @property
+    def cpu_ms_per_command(self) -> float:
+        return self.cpu_s * 1000 / len(self.events) if self.events else float("nan")
+
+    def stage_ms(self, stage: str) -> list[float]:
+        return [float(t[stage]) for _, t in self.events if stage in t]
+
+    def service_ms(self) -> list[float]:
+        """total - transcribe - plan of every command that reached both provider calls."""
+        return [
+            float(t["total"] - t["transcribe"] - t["plan"])
+            for _, t in self.events
+            if {"total", "transcribe", "plan"} <= t.keys()
+        ]
+
+
+def percentile(values: list[float], q: int) -> float:
+    if len(values) < 2:
+        return values[0] if values else float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
+
+
+# --- processes -------------------------------------------------------------------------------
+
+
+@contextmanager
+def process(
+    command: list[str], env: dict[str, str], ready_url: str, log: Path | None = None
+) -> Iterator[int]:
+    """Start `command`, wait until `ready_url` answers, yield its pid. Its output goes to
+    /dev/null, or its stderr (where the service logs) to `log` when given."""
+    with contextlib.ExitStack() as files:  # the child keeps its own copy of the descriptor
+        stderr = files.enter_context(log.open("ab")) if log else subprocess.DEVNULL
+        child = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    try:
+        wait_for(ready_url)
+        if child.poll() is not None:
+            raise SystemExit(f"{command[2:4]} exited with {child.returncode}; is the port free?")
+        yield child.pid
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=5)
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of `pid` so far (/proc/PID/stat fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class RssSampler:
+    """Polls VmRSS of `pid` every RSS_POLL_S in a thread, between start() and stop()."""
+
+    def __init__(self, pid: int) -> None:
+        self._status = Path(f"/proc/{pid}/status")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._poll, daemon=True)
+        self.memory = Memory()
+
+    def __enter__(self) -> Memory:
+        self._started = time.monotonic()
+        self.memory.samples.append((0.0, self._read("VmRSS")))
+        self._thread.start()
+        return self.memory
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        with contextlib.suppress(OSError, ValueError):  # the server is gone: keep what was sampled
+            self.memory.samples.append((time.monotonic() - self._started, self._read("VmRSS")))
+            self.memory.high_water_kib = self._read("VmHWM")
+
+    def _poll(self) -> None:
+        while not self._stop.wait(RSS_POLL_S):
+            try:
+                kib = self._read("VmRSS")
+            except (OSError, ValueError):
+                return  # the process is gone
+            self.memory.samples.append((time.monotonic() - self._started, kib))
+
+    def _read(self, name: str) -> int:
+        match = re.search(rf"^{name}:\s+(\d+) kB", self._status.read_text(), re.MULTILINE)
+        if match is None:
+            raise ValueError(f"no {name} in {self._status}")
+        return int(match.group(1))
+
+
+@contextmanager
+def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
+    """py-spy recording `pid` for `seconds` in the background, when `output` is given."""
+    if output is None:
+        yield
+        return
+    spy = ROOT / ".venv" / "bin" / "py-spy"
+    # --nonblocking: sample without pausing the server (the default stops it at every sample).
+    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--nonblocking"]
+    recorder = subprocess.Popen(
+        [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        yield
+    finally:
+        try:
+            _, errors = recorder.communicate(timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            recorder.kill()
+            recorder.communicate(timeout=5)
+            errors = b"timed out"
+        if recorder.returncode != 0:
+            print(f"  py-spy failed: {errors.decode(errors='replace').strip()[-300:]}")
+
+
+# --- wrk -------------------------------------------------------------------------------------
+
+
+def _millis(text: str) -> float:
+    match = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
+    if match is None:
+        raise ValueError(f"wrk printed a latency this script cannot read: {text!r}")
+    number, unit = match.groups()
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
+
+
+def _field(pattern: str, text: str) -> str:
+    match = re.search(pattern, text)
+    if match is None:
+        raise ValueError(f"no {pattern!r} in wrk's output")
+    return match.group(1)
+
+
+def wrk(url: str, headers: dict[str, str], body_file: Path, seconds: int, connections: int) -> Load:
+    nonce = secrets.token_hex(4)  # this run's keys never collide with another run's
+    threads = min(2, connections)  # wrk wants at least one connection per thread
+    command = [
+        "wrk",
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--timeout",
+        "10s",
+        "--latency",
+    ]
+    command += ["-s", str(LUA_SCRIPT)]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    finished = subprocess.run(
+        [*command, url, str(body_file), nonce],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=seconds + 60,
+    )
+    output = finished.stdout
+    if finished.returncode != 0:
+        raise SystemExit(f"wrk failed ({finished.returncode}): {finished.stderr}\n{output}")
+    try:
+        load = Load(
+            requests=int(_field(r"(\d+) requests in", output)),
+            requests_per_s=float(_field(r"Requests/sec:\s+([\d.]+)", output)),
+            p50_ms=_millis(_field(r"\s50%\s+(\S+)", output)),
+            p99_ms=_millis(_field(r"\s99%\s+(\S+)", output)),
+            non_2xx=0,
+            socket_errors=0,
+            socket_detail="none",
+            statuses=Counter(),
+        )
+    except ValueError as exc:
+        raise SystemExit(f"{exc}\n--- wrk output ---\n{output}") from None
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    load.non_2xx = int(non_2xx.group(1)) if non_2xx else 0
+    errors = re.search(
+        r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", output
+    )
+    if errors is not None:
+        load.socket_errors = sum(int(n) for n in errors.groups())
+        load.socket_detail = errors.group(0).removeprefix("Socket errors: ")
+    for status, count in re.findall(r"^status (\d+) (\d+)$", output, re.MULTILINE):
+        load.statuses[int(status)] += int(count)
+    return load
+
+
+# --- the database ----------------------------------------------------------------------------
+
+
+def prepare_database(kind: str, workdir: Path) -> str:
+    if kind == "sqlite":
+        return f"sqlite+aiosqlite:///{workdir}/bench.db"
+
+    async def recreate() -> None:
+        import asyncpg
+
+        connection = await asyncpg.connect(POSTGRES_ADMIN)
+        await connection.execute(f"DROP DATABASE IF EXISTS {POSTGRES_DATABASE} WITH (FORCE)")
+        await connection.execute(f"CREATE DATABASE {POSTGRES_DATABASE}")
+        await connection.close()
+
+    asyncio.run(recreate())
+    return POSTGRES_BENCH
+
+
+EVENTS_QUERY = "SELECT id, status, server_timings FROM command_events"
+
+
+def command_events(kind: str, workdir: Path) -> dict[str, tuple[str, dict[str, int]]]:
+    """Every command_events row, read behind the service's back: id -> (status, timings)."""
+    if kind == "sqlite":
+        # closing(): sqlite3's own context manager ends the transaction, not the connection.
+        with contextlib.closing(sqlite3.connect(workdir / "bench.db", timeout=30)) as connection:
+            rows: list[Any] = connection.execute(EVENTS_QUERY).fetchall()
+    else:
+
+        async def fetch() -> list[Any]:
+            import asyncpg
+
+            connection = await asyncpg.connect(POSTGRES_BENCH.replace("+asyncpg", ""))
+            try:
+                return list(await connection.fetch(EVENTS_QUERY))
+            finally:
+                await connection.close()
+
+        rows = asyncio.run(fetch())
+    return {str(row[0]): (str(row[1]), _timings(row[2])) for row in rows}
+
+
+def _timings(value: Any) -> dict[str, int]:
+    parsed = json.loads(value) if isinstance(value, str | bytes) else value
+    return dict(parsed or {})
+
+
+def settled_events(kind: str, workdir: Path) -> dict[str, tuple[str, dict[str, int]]]:
+    """The events once the commands still running when wrk stopped have been recorded: the
+    count has not changed for a second (or SETTLE_LIMIT_S passed)."""
+    deadline = time.monotonic() + SETTLE_LIMIT_S
+    events = command_events(kind, workdir)
+    while time.monotonic() < deadline:
+        time.sleep(1.0)
+        latest = command_events(kind, workdir)
+        if len(latest) == len(events):
+            return latest
+        events = latest
+    return events
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+def command_body() -> bytes:
+    pcm = padded(spoken("open telegram", "en-US"), COMMAND_SECONDS)
+    body = {
+        "audio_base64": b64(pcm),
+        "duration_ms": int(COMMAND_SECONDS * 1000),
+        "language": "en-US",
+        "screen_context": {"current_package": LAUNCHER, "view_tree_summary": VIEW_TREE},
+    }
+    return json.dumps(body).encode()
+
+
+def ready_device(base: str) -> dict[str, str]:
+    """Register a device, grant Telegram, and return the device's headers."""
+    registered = httpx.post(f"{base}/v1/auth/register-device", json={"install_id": INSTALL_ID})
+    registered.raise_for_status()
+    headers = {
+        "Authorization": f"Bearer {registered.json()['session_token']}",
+        "X-Install-ID": INSTALL_ID,
+    }
+    granted = httpx.post(
+        f"{base}/v1/app-grants",
+        json={"package_name": TELEGRAM, "granted": True},
+        headers=headers,
+    )
+    granted.raise_for_status()
+    return headers
+
+
+def check_one_command(url: str, headers: dict[str, str], body: bytes) -> None:
+    """The body is what the bench means it to be: a command the pipeline accepts."""
+    key = {"X-Idempotency-Key": "00000000-0000-4000-8000-000000000000"}
+    answer = httpx.post(
+        url,
+        content=body,
+        headers={**headers, **key, "Content-Type": "application/json"},
+        timeout=30,
+    )
+    if answer.status_code != 200 or answer.json().get("status") != "ACCEPTED":
+        raise SystemExit(
+            f"the bench's command was not accepted: {answer.status_code} {answer.text}"
+        )
+
+
+def server_env(database_url: str, provider_port: int, workdir: Path) -> dict[str, str]:
+    return {
+        **{k: v for k, v in os.environ.items() if not k.startswith("LISAN_")},
+        "LISAN_DATABASE_URL": database_url,
+        "LISAN_PROVIDER": "openai",
+        "LISAN_OPENAI_BASE_URL": f"http://127.0.0.1:{provider_port}",
+        "LISAN_OPENAI_API_KEY": "bench",
+        "LISAN_RATE_LIMIT_COMMANDS": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
+        "LISAN_STORAGE_DIR": str(workdir / "objects"),
+    }
+
+
+@dataclass
+class Options:
+    seconds: int
+    connections: int
+    delay_s: float
+    rounds: int
+    profile: Path | None
+    server_log: Path | None
+
+
+def run(kind: str, options: Options) -> list[Round]:
+    workdir = Path(tempfile.mkdtemp(prefix="lisan-bench-commands-"))
+    try:
+        return _run_in(kind, options, workdir)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
+    database_url = prepare_database(kind, workdir)
+    provider_port, service_port = free_port(), free_port()
+    provider_cmd = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(provider_port)]
+    provider_cmd += ["--delay", str(options.delay_s)]
+    service_cmd = [sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
+    env = server_env(database_url, provider_port, workdir)
+    base = f"http://127.0.0.1:{service_port}"
+    body_file = workdir / "command.json"
+    body_file.write_bytes(command_body())
+    rounds: list[Round] = []
+    with (
+        process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/"),
+        process(service_cmd, env, f"{base}/v1/users/me", options.server_log) as server_pid,
+    ):
+        headers = ready_device(base)
+        url = f"{base}/v1/commands"
+        check_one_command(url, headers, body_file.read_bytes())
+        wrk(url, headers, body_file, WARM_UP_S, options.connections)
+        seen = settled_events(kind, workdir)
+        for number in range(1, options.rounds + 1):
+            profile = None
+            if options.profile is not None and number == 1:
+                profile = options.profile.with_name(f"{options.profile.name}.{kind}")
+            seconds = min(PROFILE_LIMIT_S, options.seconds)
+            cpu_before = cpu_seconds(server_pid)
+            with RssSampler(server_pid) as memory, profiled(server_pid, profile, seconds):
+                load = wrk(url, headers, body_file, options.seconds, options.connections)
+            events = settled_events(kind, workdir)
+            cpu_s = cpu_seconds(server_pid) - cpu_before
+            fresh = [value for key, value in events.items() if key not in seen]
+            seen = events
+            rounds.append(Round(load, memory, fresh, cpu_s))
+            print_round(kind, number, rounds[-1])
+    return rounds
+
+
+# --- the report ------------------------------------------------------------------------------
+
+
+def _mib(kib: int) -> str:
+    return f"{kib / 1024:.1f}"
+
+
+def print_round(kind: str, number: int, result: Round) -> None:
+    load, memory = result.load, result.memory
+    statuses = Counter(status for status, _ in result.events)
+    service = result.service_ms()
+    print(
+        f"  {kind} round {number}: {load.requests} requests, {load.requests_per_s:.1f} req/s, "
+        f"p50 {load.p50_ms:.0f} ms, p99 {load.p99_ms:.0f} ms, "
+        f"HTTP {dict(sorted(load.statuses.items()))}, socket errors: {load.socket_detail}",
+        flush=True,
+    )
+    print(
+        f"    RSS MiB: start {_mib(memory.samples[0][1])}, at {RSS_EARLY_S:.0f} s "
+        f"{_mib(memory.early_kib)}, end {_mib(memory.end_kib)}, peak {_mib(memory.peak_kib)} "
+        f"(VmHWM {_mib(memory.high_water_kib)}, {len(memory.samples)} samples)",
+        flush=True,
+    )
+    stages = ", ".join(
+        f"{stage} {statistics.median(values):.0f}/{percentile(values, 99):.0f}"
+        for stage in ("transcribe", "plan", "validate", "total")
+        if (values := result.stage_ms(stage))
+    )
+    print(
+        f"    recorded {len(result.events)} commands {dict(statuses)}; "
+        f"server_timings p50/p99 ms: {stages}; "
+        f"service (total - transcribe - plan) p50/p99 ms: "
+        f"{statistics.median(service) if service else float('nan'):.1f}/"
+        f"{percentile(service, 99):.1f}",
+        flush=True,
+    )
+    print(
+        f"    server CPU {result.cpu_s:.1f} s for {len(result.events)} commands: "
+        f"{result.cpu_ms_per_command:.1f} ms per command",
+        flush=True,
+    )
+
+
+def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:
+    provider_ms = 2 * delay_s * 1000
+    one_call_ms = delay_s * 1000
+
+    def row(name: str, cells: list[str]) -> None:
+        print(f"  {name:44}" + "".join(f"{cell:>18}" for cell in cells))
+
+    print(f"\n{kind}")
+    row("", [f"round {n}" for n in range(1, len(rounds) + 1)])
+    row("requests/s", [f"{r.load.requests_per_s:.1f}" for r in rounds])
+    row("latency p50 / p99 ms", [f"{r.load.p50_ms:.0f} / {r.load.p99_ms:.0f}" for r in rounds])
+    row(
+        f"  minus provider (2 x {one_call_ms:.0f} ms) p50 / p99",
+        [f"{r.load.p50_ms - provider_ms:.0f} / {r.load.p99_ms - provider_ms:.0f}" for r in rounds],
+    )
+    row(
+        f"  minus {one_call_ms:.0f} ms (issue's wording) p50 / p99",
+        [f"{r.load.p50_ms - one_call_ms:.0f} / {r.load.p99_ms - one_call_ms:.0f}" for r in rounds],
+    )
+    row(
+        "service time p50 / p99 ms (in pipeline)",
+        [
+            f"{statistics.median(s):.1f} / {percentile(s, 99):.1f}"
+            if (s := r.service_ms())
+            else "-"
+            for r in rounds
+        ],
+    )
+    row(
+        "RSS MiB at 5 s / end",
+        [f"{_mib(r.memory.early_kib)} / {_mib(r.memory.end_kib)}" for r in rounds],
+    )
+    row("peak RSS MiB", [_mib(r.memory.peak_kib) for r in rounds])
+    row("server CPU ms per command", [f"{r.cpu_ms_per_command:.1f}" for r in rounds])
+    row("non-2xx / socket errors", [f"{r.load.non_2xx} / {r.load.socket_errors}" for r in rounds])
+    if len(rounds) > 1:
+        first, last = rounds[0].memory.peak_kib, rounds[-1].memory.peak_kib
+        print(
+            f"  peak RSS round {len(rounds)} vs round 1: {(last - first) / 1024:+.1f} MiB "
+            f"({(last - first) / first:+.1%}) after "
+            f"{sum(r.load.requests for r in rounds)} measured commands"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--seconds", type=int, default=30)
+    parser.add_argument("--connections", type=int, default=200)
+    parser.add_argument("--delay", type=float, default=0.3, help="provider delay per call, s")
+    parser.add_argument("--rounds", type=int, default=2, help="measured rounds (at least 1)")
+    parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
+    parser.add_argument("--server-log", type=Path, help="append the server's log here")
+    args = parser.parse_args()
+    if shutil.which("wrk") is None:
+        raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
+    if args.rounds < 1 or args.seconds < 1 or args.connections < 1:
+        parser.error("--rounds, --seconds and --connections must be at least 1")
+    options = Options(
+        args.seconds, args.connections, args.delay, args.rounds, args.profile, args.server_log
+    )
+    kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
+    print(
+        f"wrk -t{min(2, options.connections)} -c{options.connections} -d{options.seconds}s "
+        f"--timeout 10s, {WARM_UP_S} s warm-up then {options.rounds} rounds; 5 s command; "
+        f"provider delay {options.delay_s} s per call, 2 calls per command"
+    )
+    results = {kind: run(kind, options) for kind in kinds}
+    for kind, rounds in results.items():
+        print_table(kind, rounds, options.delay_s)
+
+
+if __name__ == "__main__":
+    main()
