@@ -49,7 +49,6 @@ ROUTERS = (
 )
 
 MIGRATION_RETRY_S = (1.0, 30.0)  # first and longest pause between tries
-PROVIDER_CONNECTION_LIMITS = httpx.Limits(max_connections=400, max_keepalive_connections=200)
 
 
 def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) -> FastAPI:
@@ -60,8 +59,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         telemetry = TelemetryWriter(resources.sessions)
         telemetry.start()
         app.state.telemetry = telemetry
-        # One per process, shared by every provider call, sized for many commands in flight.
-        http = httpx.AsyncClient(limits=PROVIDER_CONNECTION_LIMITS)
+        http = httpx.AsyncClient()  # one per process, shared by every provider call
         breaker = ProviderBreaker(settings.redis_url)
         await breaker.start()
         app.state.provider = create_provider(settings, http, breaker)

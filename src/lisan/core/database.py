@@ -75,9 +75,8 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
         return engine
     connect_args = {"timeout": CONNECT_TIMEOUT_S, **kwargs.pop("connect_args", {})}
     if "poolclass" not in kwargs:
-        # Commands hold no connection while the provider works, but hundreds may be in flight.
-        kwargs.setdefault("pool_size", 20)
-        kwargs.setdefault("max_overflow", 20)
+        kwargs.setdefault("pool_size", 10)
+        kwargs.setdefault("max_overflow", 10)
     return create_async_engine(database_url, connect_args=connect_args, **kwargs)
 
 
