@@ -60,7 +60,8 @@ def _path_keeping_encoded_slashes(scope: Scope) -> str:
     """The decoded path, except that an encoded slash stays `%2F`: a path parameter holding
     one must not turn into extra path segments (and so into another route)."""
     raw: bytes | None = scope.get("raw_path")
-    if not raw or b"%2f" not in raw.lower():
+    # Every request passes here: look for both spellings rather than lowercase a copy.
+    if not raw or (b"%2f" not in raw and b"%2F" not in raw):
         return str(scope["path"])
     parts = re.split(r"%2[fF]", raw.decode("latin-1"))
     return "%2F".join(unquote(part) for part in parts)

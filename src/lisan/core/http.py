@@ -75,9 +75,9 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return error_response(error)
 
 
-async def _database_busy(_request: Request, _exc: Exception) -> Response:
+async def _database_busy(_request: Request, exc: Exception) -> Response:
     # Locked, timed out or gone: the request may be retried; nothing about the database leaks.
-    log.warning("database unavailable", extra={"error": type(_exc).__name__})
+    log.warning("database unavailable", extra={"error": type(exc).__name__})
     return error_response(ServiceUnavailable("the service is busy; try again shortly"))
 
 
