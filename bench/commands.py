@@ -81,6 +81,7 @@ RSS_POLL_S = 0.5
 RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
+PROFILE_RATE_HZ = 1000  # py-spy's default 100 Hz leaves a 10 ms command with one sample
 
 # A launcher home screen with the app drawer open, as the phone reduces it: 40 lines.
 VIEW_TREE = "\n".join(
@@ -272,6 +273,7 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
     spy = ROOT / ".venv" / "bin" / "py-spy"
     # --nonblocking: sample without pausing the server (the default stops it at every sample).
     command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--nonblocking"]
+    command += ["--rate", str(PROFILE_RATE_HZ)]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

@@ -5,11 +5,17 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Row, delete, func, literal, select
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Row, Table, delete, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
+from lisan.core.database import PerDialect, dialect_name
+
+_BILLED: Table = BilledCommand.__table__  # type: ignore[assignment]
+# Built once, on the table rather than the entity: it runs on every billed command.
+_BILL_ONCE = PerDialect(
+    lambda insert: insert(_BILLED).on_conflict_do_nothing(index_elements=[_BILLED.c.bill_id])
+)
 
 
 async def add_subscription(session: AsyncSession, subscription: Subscription) -> None:
@@ -51,13 +57,8 @@ async def add_billed_command_once(
     session: AsyncSession, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
 ) -> None:
     """Insert unless a row for `bill_id` exists (a concurrent twin included): no error."""
-    insert = postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-    statement = (
-        insert(BilledCommand)
-        .values(bill_id=bill_id, user_id=user_id, billed_at=billed_at)
-        .on_conflict_do_nothing(index_elements=[BilledCommand.bill_id])
-    )
-    await session.execute(statement)
+    row = {"bill_id": bill_id, "user_id": user_id, "billed_at": billed_at}
+    await session.execute(_BILL_ONCE.on(session), row)
 
 
 async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None:
@@ -65,7 +66,7 @@ async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None
     server-side: the connection stays usable. SET LOCAL, so it ends with the transaction or a
     rolled-back savepoint. SQLite has none: there a unit of work waits only for the write lock,
     when it begins (up to its busy timeout, then a database error)."""
-    if session.get_bind().dialect.name == "postgresql":
+    if dialect_name(session) == "postgresql":
         await session.execute(
             select(func.set_config("statement_timeout", literal(str(milliseconds)), True))
         )
@@ -78,7 +79,7 @@ async def remove_bill(session: AsyncSession, bill_id: uuid.UUID) -> None:
 async def lock_subscriptions(session: AsyncSession, user_id: uuid.UUID) -> None:
     """Hold the user's latest subscription row until the transaction ends, so concurrent
     quota checks for one user run one at a time (SQLite's write lock already does this)."""
-    if session.get_bind().dialect.name != "postgresql":
+    if dialect_name(session) != "postgresql":
         return
     await session.execute(
         select(Subscription.id)

@@ -14,22 +14,23 @@ import hashlib
 import re
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
+from typing import TypeVar
 
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.commands import repository
-from lisan.commands.models import IdempotencyRecord
+from lisan.commands.models import DONE, RUNNING
 from lisan.core.database import unit_of_work
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
 from lisan.core.types import utcnow
 
 RETENTION = timedelta(hours=24)
 POLL_S = (0.02, 0.25)  # first and longest pause while a duplicate waits
-RUNNING, DONE = "running", "done"
+T = TypeVar("T")
 
 
 class KeyReused(UnprocessableEntity):
@@ -79,18 +80,20 @@ async def claim(
     *,
     wait_s: float,
     lease_s: float,
-) -> Replay | None:
-    """None when the caller now owns the key (and must `finish` or `release` it); else the
-    stored response to replay. Waits while another request holds the key."""
+    then: Callable[[AsyncSession], Awaitable[T]],
+) -> Replay | T:
+    """The stored response to replay, or, when the caller now owns the key (and must `finish`
+    or `release` it), what `then` returns: it runs in the claiming transaction, so the reads a
+    command needs cost no transaction of their own. Waits while another request holds the key."""
     deadline = time.monotonic() + wait_s
     pause, longest = POLL_S
     while True:
         async with unit_of_work(sessions) as session:
             outcome = await _try_claim(session, user_id, key, digest, lease_s)
+            if outcome is _OWNED:
+                return await then(session)
         if isinstance(outcome, Replay):
             return outcome
-        if outcome is _OWNED:
-            return None
         if time.monotonic() >= deadline:
             raise StillRunning
         await asyncio.sleep(pause)
@@ -101,33 +104,28 @@ async def _try_claim(
     session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, digest: bytes, lease_s: float
 ) -> Replay | _Claim:
     now = utcnow()
-    record = await repository.record_for(session, user_id, key)
-    if record is not None and record.expires_at <= now:
-        await session.delete(record)  # past its 24 h: the key is free again
-        await session.flush()
-        record = None
-    if record is None:
-        fresh = IdempotencyRecord(
-            user_id=user_id,
-            key=key,
-            body_hash=digest,
-            state=RUNNING,
-            lease_until=now + timedelta(seconds=lease_s),
-            created_at=now,
-            expires_at=now + RETENTION,
-        )
-        try:
-            async with session.begin_nested():
-                await repository.add(session, fresh)
-        except IntegrityError:
-            return _HELD  # a concurrent request claimed it first
+    lease_until = now + timedelta(seconds=lease_s)
+    fresh = {
+        "user_id": user_id,
+        "key": key,
+        "body_hash": digest,
+        "state": RUNNING,
+        "lease_until": lease_until,
+        "created_at": now,
+        "expires_at": now + RETENTION,
+    }
+    if await repository.insert_if_absent(session, fresh):  # the common case: one statement
         return _OWNED
+    record = await repository.stored(session, user_id, key)
+    if record is None or record.expires_at <= now:  # released meanwhile, or past its 24 h
+        await repository.remove(session, user_id, key)
+        return _OWNED if await repository.insert_if_absent(session, fresh) else _HELD
     if record.body_hash != digest:
         raise KeyReused
     if record.state == DONE and record.response_body is not None:
         return Replay(record.response_status or 200, record.response_body)
     if record.lease_until <= now:  # its owner went away mid-run: take it over
-        record.lease_until = now + timedelta(seconds=lease_s)
+        await repository.extend_lease(session, user_id, key, lease_until)
         return _OWNED
     return _HELD
 
@@ -136,18 +134,9 @@ async def finish(
     session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
 ) -> None:
     """Store the final response, in the caller's unit of work (with the command's records)."""
-    record = await repository.record_for(session, user_id, key)
-    if record is None:  # removed meanwhile (expired and reclaimed): nothing to replay from
-        return
-    record.state = DONE
-    record.response_status = status
-    record.response_body = body
-    await session.flush()
+    await repository.finish(session, user_id, key, status, body)
 
 
-async def release(
-    sessions: async_sessionmaker[AsyncSession], user_id: uuid.UUID, key: uuid.UUID
-) -> None:
+async def release(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
     """Give the key back after a result that is not final (502/503/504, or a failure)."""
-    async with unit_of_work(sessions) as session:
-        await repository.remove_running(session, user_id, key)
+    await repository.remove_running(session, user_id, key)

@@ -9,6 +9,8 @@ from sqlalchemy.orm import Mapped, mapped_column
 from lisan.core.database import Base
 from lisan.core.types import UtcDateTime
 
+RUNNING, DONE = "running", "done"  # IdempotencyRecord.state
+
 
 class IdempotencyRecord(Base):
     """One (user, X-Idempotency-Key): the body it was first used with and, once final, the

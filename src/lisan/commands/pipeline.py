@@ -1,8 +1,9 @@
 """One command, from a recording and a screen to a safe answer: the steps in order.
 
-Provider calls happen outside any database transaction; reads go before them, and everything
-the command leaves behind (its event, its bill, its idempotent response) is written after, in
-one unit of work by the caller.
+Provider calls happen outside any database transaction. The caller runs two units of work
+around them: the idempotency claim, which also reads what the command needs (`read_context`),
+and the record, which reads the grants the plan names, `validate`s it, and writes what the
+command leaves behind (its event, its bill, its idempotent response).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import time
 import uuid
 from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing import service as billing
 from lisan.commands import speech
@@ -67,9 +70,35 @@ class CommandRun:
         self.timings[stage] = round((time.perf_counter() - since) * 1000)
 
 
+@dataclass(frozen=True, slots=True)
+class CommandContext:
+    """What a command reads about its user before any provider call."""
+
+    terms: list[str]  # the transcriber's vocabulary bias
+    keep_audio: bool  # audio_retention is granted
+
+
+@dataclass(frozen=True, slots=True)
+class Planned:
+    """The planner's answer, still to be checked against the screen and the user's grants."""
+
+    raw_plan: Any
+    transcript_confident: bool  # the transcriber gave a confidence
+    since: float  # when validation began
+
+
+async def read_context(session: AsyncSession, command: CommandRun) -> CommandContext:
+    """In the caller's unit of work (the idempotency claim's): no transaction of its own."""
+    return CommandContext(
+        terms=await vocabulary.terms_for(session, command.user_id),
+        keep_audio=await consent.is_granted(session, command.user_id, consent.AUDIO_RETENTION),
+    )
+
+
 async def run(
-    resources: Resources, provider: VoiceProvider, command: CommandRun
-) -> CommandResponse:
+    resources: Resources, provider: VoiceProvider, command: CommandRun, context: CommandContext
+) -> CommandResponse | Planned:
+    """Up to the planner's answer; a refusal on the way is already the final response."""
     settings = resources.settings
     if settings.billing_enforcement is BillingEnforcement.ENFORCED and not await _entitled(
         resources, command
@@ -80,10 +109,7 @@ async def run(
     if not has_speech(command.pcm):  # (a reserved bill is cancelled: nothing was called)
         # Speech models invent words on silence: no provider call at all.
         return _refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
-    async with resources.readers() as session:
-        terms = await vocabulary.terms_for(session, command.user_id)
-        keep_audio = await consent.is_granted(session, command.user_id, consent.AUDIO_RETENTION)
-    if keep_audio:
+    if context.keep_audio:
         await asyncio.to_thread(
             store_audio,
             settings.storage_dir,
@@ -94,7 +120,7 @@ async def run(
     language = command.request.locale
     since = time.perf_counter()
     command.billed = True
-    transcript = await _call(provider.transcribe(command.pcm, language, terms))
+    transcript = await _call(provider.transcribe(command.pcm, language, context.terms))
     command.lap("transcribe", since)
     if not transcript.text.strip():
         return _refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
@@ -106,24 +132,34 @@ async def run(
         provider.plan(transcript.text, screen.current_package, screen.view_tree_summary, language)
     )
     command.lap("plan", since)
-    since = time.perf_counter()
-    if _declined(raw_plan):
-        command.lap("validate", since)
-        refusal = _refusal(command, CommandStatus.REJECTED, "nothing_to_do", PhraseKey.ERR_REJECTED)
-        spoken = _spoken(raw_plan.get("speech_response_text"))
-        return refusal.model_copy(update={"speech_response_text": spoken})
-    nodes = parse_view_tree(screen.view_tree_summary)
-    async with resources.readers() as session:
+    return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
+
+
+async def validate(session: AsyncSession, command: CommandRun, planned: Planned) -> CommandResponse:
+    """The safety rules, against the user's grants as they are now: read in the caller's unit
+    of work, the one that records the command."""
+    raw_plan = planned.raw_plan
+    try:
+        if _declined(raw_plan):
+            refusal = _refusal(
+                command, CommandStatus.REJECTED, "nothing_to_do", PhraseKey.ERR_REJECTED
+            )
+            spoken = _spoken(raw_plan.get("speech_response_text"))
+            return refusal.model_copy(update={"speech_response_text": spoken})
+        screen = command.request.screen_context
+        nodes = parse_view_tree(screen.view_tree_summary)
         granted = await grants.granted_packages(
             session, command.user_id, required_packages(raw_plan)
         )
-    try:
-        plan = validate_plan(raw_plan, nodes, granted)
-    except PlanRejected as rejected:
-        command.lap("validate", since)
-        return _refusal(command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED)
-    command.lap("validate", since)
-    return _answer(command, plan, nodes, transcript_confident=transcript.confidence is not None)
+        try:
+            plan = validate_plan(raw_plan, nodes, granted)
+        except PlanRejected as rejected:
+            return _refusal(
+                command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
+            )
+        return _answer(command, plan, nodes, transcript_confident=planned.transcript_confident)
+    finally:
+        command.lap("validate", planned.since)
 
 
 def _declined(raw_plan: object) -> bool:

@@ -1,34 +1,99 @@
+"""Queries on idempotency_records, as Core statements built once: they run on every command."""
+
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.commands.models import IdempotencyRecord
+from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
+from lisan.core.database import PerDialect
 
+_RECORDS: Table = IdempotencyRecord.__table__  # type: ignore[assignment]
+# Named apart from the columns: an UPDATE reserves the column names for its SET values.
+_THIS_KEY = (_RECORDS.c.user_id == bindparam("of_user")) & (_RECORDS.c.key == bindparam("of_key"))
 
-async def record_for(
-    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID
-) -> IdempotencyRecord | None:
-    result = await session.execute(
-        select(IdempotencyRecord)
-        .where(IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == key)
-        .with_for_update()
+# A new record unless (user, key) has one, a concurrent twin's included: no error, no row back.
+_INSERT_IF_ABSENT = PerDialect(
+    lambda insert: (
+        insert(_RECORDS)
+        .on_conflict_do_nothing(index_elements=[_RECORDS.c.user_id, _RECORDS.c.key])
+        .returning(_RECORDS.c.key)
     )
-    return result.scalar_one_or_none()
+)
+_SELECT = (
+    select(
+        _RECORDS.c.body_hash,
+        _RECORDS.c.state,
+        _RECORDS.c.lease_until,
+        _RECORDS.c.expires_at,
+        _RECORDS.c.response_status,
+        _RECORDS.c.response_body,
+    )
+    .where(_THIS_KEY)
+    .with_for_update()
+)
+_EXTEND_LEASE = update(_RECORDS).where(_THIS_KEY).values(lease_until=bindparam("new_lease"))
+_FINISH = (
+    update(_RECORDS)
+    .where(_THIS_KEY)
+    .values(
+        state=DONE,
+        response_status=bindparam("status"),
+        response_body=bindparam("body"),
+    )
+)
+_REMOVE = delete(_RECORDS).where(_THIS_KEY)
+_REMOVE_RUNNING = delete(_RECORDS).where(_THIS_KEY, _RECORDS.c.state == RUNNING)
 
 
-async def add(session: AsyncSession, record: IdempotencyRecord) -> None:
-    session.add(record)
-    await session.flush()
+@dataclass(frozen=True, slots=True)
+class StoredKey:
+    body_hash: bytes
+    state: str
+    lease_until: datetime
+    expires_at: datetime
+    response_status: int | None
+    response_body: bytes | None
+
+
+def _key(user_id: uuid.UUID, key: uuid.UUID) -> dict[str, Any]:
+    return {"of_user": user_id, "of_key": key}
+
+
+async def insert_if_absent(session: AsyncSession, row: dict[str, Any]) -> bool:
+    """True when `row` was inserted; False when (user, key) already had a record."""
+    result = await session.execute(_INSERT_IF_ABSENT.on(session), row)
+    return result.first() is not None
+
+
+async def stored(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
+    """The record of (user, key), locked until the transaction ends (PostgreSQL)."""
+    row = (await session.execute(_SELECT, _key(user_id, key))).first()
+    return None if row is None else StoredKey(*row)
+
+
+async def extend_lease(
+    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, lease_until: datetime
+) -> None:
+    await session.execute(_EXTEND_LEASE, {**_key(user_id, key), "new_lease": lease_until})
+
+
+async def finish(
+    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
+) -> None:
+    """Store the final response; a record removed meanwhile (expired) stays removed."""
+    params = {**_key(user_id, key), "status": status, "body": body}
+    await session.execute(_FINISH, params)
+
+
+async def remove(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
+    await session.execute(_REMOVE, _key(user_id, key))
 
 
 async def remove_running(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
-    await session.execute(
-        delete(IdempotencyRecord).where(
-            IdempotencyRecord.user_id == user_id,
-            IdempotencyRecord.key == key,
-            IdempotencyRecord.state == "running",
-        )
-    )
+    await session.execute(_REMOVE_RUNNING, _key(user_id, key))

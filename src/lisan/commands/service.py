@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
 from lisan.commands.pipeline import CommandRun
+from lisan.commands.schemas import CommandResponse
 from lisan.core.database import unit_of_work
 from lisan.core.errors import LisanError
 from lisan.core.resources import Resources
@@ -44,41 +45,58 @@ async def execute(
 ) -> CommandAnswer:
     settings = resources.settings
     bound = settings.transcribe_timeout_s + settings.plan_timeout_s + WAIT_MARGIN_S
-    replay = await idempotency.claim(
+    claimed = await idempotency.claim(
         resources.sessions,
         command.user_id,
         key,
         idempotency.body_hash(raw_body),
         wait_s=bound,
         lease_s=bound + WAIT_MARGIN_S,
+        then=lambda session: pipeline.read_context(session, command),
     )
-    if replay is not None:  # neither runs nor bills again
-        return CommandAnswer(replay.status, replay.body, replayed=True)
+    if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
+        return CommandAnswer(claimed.status, claimed.body, replayed=True)
     try:
-        response = await pipeline.run(resources, provider, command)
+        outcome = await pipeline.run(resources, provider, command, claimed)
+        body = await _record(resources, key, command, outcome)
     except LisanError as exc:  # 502/503/504 are not final: the same key may run again
         await asyncio.shield(_record_failure(resources, key, command, exc.status_code))
         raise
     except BaseException:  # a failure or a cancelled request: not final either
         await asyncio.shield(_record_failure(resources, key, command, 500))
         raise
-    body = response.to_json()
-    command.lap("total", command.started)
+    return CommandAnswer(200, body, replayed=False)
+
+
+async def _record(
+    resources: Resources,
+    key: uuid.UUID,
+    command: CommandRun,
+    outcome: CommandResponse | pipeline.Planned,
+) -> bytes:
+    """One unit of work: the plan checked against the grants as they are now, then the event,
+    the bill and the response to replay. Returns the response's body."""
     async with unit_of_work(resources.sessions) as session:
+        if isinstance(outcome, pipeline.Planned):
+            response = await pipeline.validate(session, command, outcome)
+        else:
+            response = outcome
+        body = response.to_json()
+        command.lap("total", command.started)
         await telemetry.record_command(
             session, command.command_id, command.user_id, response.status.value, command.timings
         )
         await _settle_bill(session, command)
         await idempotency.finish(session, command.user_id, key, 200, body)
-    return CommandAnswer(200, body, replayed=False)
+    return body
 
 
 async def _record_failure(
     resources: Resources, key: uuid.UUID, command: CommandRun, status_code: int
 ) -> None:
     command.lap("total", command.started)
-    await idempotency.release(resources.sessions, command.user_id, key)
     async with unit_of_work(resources.sessions) as session:
+        await idempotency.release(session, command.user_id, key)
         await telemetry.record_command(
             session, command.command_id, command.user_id, f"ERROR_{status_code}", command.timings
         )

@@ -11,14 +11,13 @@ from lisan.consent.models import ConsentGrant
 
 # The latest row of (user, scope) by sequence, served by ix_consent_grants_user_scope
 # (user_id, scope, id) as one backward index probe. Built once: it is on the command path.
-_LATEST = (
-    select(ConsentGrant)
-    .where(
-        ConsentGrant.user_id == bindparam("user_id"),
-        ConsentGrant.scope == bindparam("scope"),
-    )
-    .order_by(ConsentGrant.id.desc())
-    .limit(1)
+_OF_SCOPE = (ConsentGrant.user_id == bindparam("user_id")) & (
+    ConsentGrant.scope == bindparam("scope")
+)
+_LATEST = select(ConsentGrant).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
+# The same probe for its decision only (no entity to load): it runs on every command.
+_LATEST_DECISION = (
+    select(ConsentGrant.granted).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
 )
 
 
@@ -29,4 +28,10 @@ async def add(session: AsyncSession, grant: ConsentGrant) -> None:
 
 async def latest(session: AsyncSession, user_id: uuid.UUID, scope: str) -> ConsentGrant | None:
     result = await session.execute(_LATEST, {"user_id": user_id, "scope": scope})
+    return result.scalar_one_or_none()
+
+
+async def latest_decision(session: AsyncSession, user_id: uuid.UUID, scope: str) -> bool | None:
+    """Whether the latest decision on `scope` grants it; None when there is none."""
+    result = await session.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()

@@ -35,5 +35,4 @@ async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> Cons
 
 async def is_granted(session: AsyncSession, user_id: uuid.UUID, scope: str) -> bool:
     """Whether the user's latest decision on `scope` grants it (no decision: not granted)."""
-    latest = await repository.latest(session, user_id, scope)
-    return latest is not None and latest.granted
+    return await repository.latest_decision(session, user_id, scope) is True

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import MetaData, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
@@ -32,6 +33,24 @@ NAMING_CONVENTION = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+T = TypeVar("T")
+
+
+def dialect_name(session: AsyncSession) -> str:
+    return session.get_bind().dialect.name
+
+
+class PerDialect(Generic[T]):
+    """A statement built once for each supported database, from that dialect's `insert` (whose
+    ON CONFLICT clauses differ); built at import, so the hot path only looks it up."""
+
+    def __init__(self, build: Callable[[Callable[..., Any]], T]) -> None:
+        self._built = {"postgresql": build(postgresql.insert), "sqlite": build(sqlite.insert)}
+
+    def on(self, session: AsyncSession) -> T:
+        return self._built[dialect_name(session)]
 
 
 # aiosqlite logs every statement with its parameters at DEBUG; user data (vocabulary terms among

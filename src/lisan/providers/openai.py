@@ -27,13 +27,15 @@ from lisan.providers.base import (
     Transcript,
 )
 from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.multipart import FilePart, form_data
 from lisan.providers.prompts import SYSTEM_PROMPT, user_message
-from lisan.providers.wav import wav_bytes
+from lisan.providers.wav import wav_header
 from lisan.users.models import Locale
 
 log = logging.getLogger(__name__)
 
 _LANGUAGE_CODES = {Locale.AM_ET: "am", Locale.EN_US: "en"}
+_JSON = "application/json"
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
 
@@ -94,15 +96,16 @@ class OpenAIProvider:
         }
         if vocabulary:
             form["prompt"] = ", ".join(vocabulary)
-        files = {"file": ("audio.wav", wav_bytes(pcm), "audio/wav")}
+        audio = FilePart("file", "audio.wav", "audio/wav", (wav_header(len(pcm)), pcm))
+        body, content_type = form_data(form, audio)
 
         async def call() -> Any:
             return await self._post(
                 "transcribe",
                 "/audio/transcriptions",
                 self._settings.transcribe_timeout_s,
-                data=form,
-                files=files,
+                body,
+                content_type,
             )
 
         return transcript_from(await self._breaker.call(call))
@@ -122,9 +125,11 @@ class OpenAIProvider:
             "response_format": _RESPONSE_FORMAT,
         }
 
+        content = orjson.dumps(body)  # httpx's json= would use the slower stdlib json
+
         async def call() -> Any:
             return await self._post(
-                "plan", "/chat/completions", self._settings.plan_timeout_s, json=body
+                "plan", "/chat/completions", self._settings.plan_timeout_s, content, _JSON
             )
 
         return plan_from(await self._breaker.call(call))
@@ -132,7 +137,9 @@ class OpenAIProvider:
     async def aclose(self) -> None:
         """Nothing to release: the HTTP client and the breaker belong to the app."""
 
-    async def _post(self, operation: str, path: str, timeout_s: float, **request: Any) -> Any:
+    async def _post(
+        self, operation: str, path: str, timeout_s: float, body: bytes, content_type: str
+    ) -> Any:
         """POST and decode the JSON answer, mapping every failure to a ProviderError."""
         fields: dict[str, Any] = {"operation": operation}
         started = time.perf_counter()
@@ -140,9 +147,9 @@ class OpenAIProvider:
             async with asyncio.timeout(timeout_s):
                 response = await self._http.post(
                     self._base_url + path,
-                    headers=self._headers,
+                    content=body,
+                    headers={**self._headers, "Content-Type": content_type},
                     timeout=httpx.Timeout(timeout_s),
-                    **request,
                 )
         except (TimeoutError, httpx.TimeoutException):
             _log_failure(fields, started, outcome="timeout")

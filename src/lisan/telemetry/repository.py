@@ -1,14 +1,34 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from sqlalchemy import select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Table, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import PerDialect
 from lisan.telemetry.models import CommandEvent
+
+_EVENTS: Table = CommandEvent.__table__  # type: ignore[assignment]
+
+
+def _upsert_server_side(insert: Callable[..., Any]) -> Any:
+    """The server's side of an event: a new row, or the phone's row (same user) completed."""
+    statement = insert(_EVENTS)
+    return statement.on_conflict_do_update(
+        index_elements=[_EVENTS.c.id],
+        set_={
+            "status": statement.excluded.status,
+            "server_timings": statement.excluded.server_timings,
+        },
+        where=_EVENTS.c.user_id == statement.excluded.user_id,
+    )
+
+
+_INSERT_NEW = PerDialect(lambda insert: insert(_EVENTS).on_conflict_do_nothing())
+# Built once, on the table rather than the entity: it runs on every command.
+_UPSERT_SERVER_SIDE = PerDialect(_upsert_server_side)
 
 
 async def owners(session: AsyncSession, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
@@ -25,9 +45,7 @@ async def insert_new(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> N
     """Insert rows; one whose id appeared meanwhile (a concurrent writer) is left alone."""
     if not rows:
         return
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    await session.execute(insert(CommandEvent).on_conflict_do_nothing(), rows)
+    await session.execute(_INSERT_NEW.on(session), rows)
 
 
 async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
@@ -42,16 +60,4 @@ async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> Non
 
 
 async def upsert_server_side(session: AsyncSession, row: dict[str, Any]) -> None:
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    statement = insert(CommandEvent).values(row)
-    await session.execute(
-        statement.on_conflict_do_update(
-            index_elements=[CommandEvent.id],
-            set_={
-                "status": statement.excluded.status,
-                "server_timings": statement.excluded.server_timings,
-            },
-            where=CommandEvent.user_id == statement.excluded.user_id,
-        )
-    )
+    await session.execute(_UPSERT_SERVER_SIDE.on(session), row)

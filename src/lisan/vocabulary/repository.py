@@ -5,27 +5,29 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import Insert, delete, select, update
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import PerDialect
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
 
 
-def _insert_count_row(session: AsyncSession, user_id: uuid.UUID) -> Insert:
-    dialect = session.get_bind().dialect.name
-    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    return (
-        insert(VocabularyCount)
-        .values(user_id=user_id, term_count=0)
-        .on_conflict_do_nothing(index_elements=[VocabularyCount.user_id])
-    )
+_COUNTS: Table = VocabularyCount.__table__  # type: ignore[assignment]
+_ENSURE_COUNT_ROW = PerDialect(
+    lambda insert: insert(_COUNTS).on_conflict_do_nothing(index_elements=[_COUNTS.c.user_id])
+)
+# Built once: it runs on every command (the transcriber's bias list).
+_DISPLAY_TERMS = (
+    select(VocabularyTerm.term)
+    .where(VocabularyTerm.user_id == bindparam("user_id"))
+    .order_by(*_OLDEST_FIRST)
+)
 
 
 async def ensure_count_row(session: AsyncSession, user_id: uuid.UUID) -> None:
-    await session.execute(_insert_count_row(session, user_id))
+    await session.execute(_ENSURE_COUNT_ROW.on(session), {"user_id": user_id, "term_count": 0})
 
 
 async def take_place(session: AsyncSession, user_id: uuid.UUID, limit: int) -> bool:
@@ -97,9 +99,5 @@ async def terms_of(session: AsyncSession, user_id: uuid.UUID) -> Sequence[Vocabu
 
 
 async def display_terms_of(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
-    result = await session.execute(
-        select(VocabularyTerm.term)
-        .where(VocabularyTerm.user_id == user_id)
-        .order_by(*_OLDEST_FIRST)
-    )
+    result = await session.execute(_DISPLAY_TERMS, {"user_id": user_id})
     return list(result.scalars())
