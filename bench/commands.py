@@ -1,7 +1,8 @@
 """POST /v1/commands under load, against a fake provider that answers every call after a delay.
 
     .venv/bin/python -m bench.commands [--database sqlite|postgres|both] [--seconds 30]
-        [--connections 200] [--delay 0.3] [--rounds 2] [--profile FILE] [--server-log FILE]
+        [--connections 200] [--delay 0.3] [--rounds 2] [--workers 1] [--profile FILE]
+        [--server-log FILE]
 
 The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
 telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
@@ -170,10 +171,15 @@ class Round:
     memory: Memory
     events: list[tuple[str, dict[str, int]]]  # (status, server_timings) of the round's commands
     cpu_s: float  # the server's CPU time (user + system) from the round's start until settled
+    provider_cpu_s: float  # the fake provider's, over the same time (it shares the machine)
 
     @property
     def cpu_ms_per_command(self) -> float:
         return self.cpu_s * 1000 / len(self.events) if self.events else float("nan")
+
+    @property
+    def provider_cpu_ms_per_command(self) -> float:
+        return self.provider_cpu_s * 1000 / len(self.events) if self.events else float("nan")
 
     def stage_ms(self, stage: str) -> list[float]:
         return [float(t[stage]) for _, t in self.events if stage in t]
@@ -221,17 +227,33 @@ def process(
             child.wait(timeout=5)
 
 
+def process_tree(pid: int) -> list[int]:
+    """`pid` and its descendants (uvicorn's worker processes under --workers)."""
+    tree, index = [pid], 0
+    while index < len(tree):
+        with contextlib.suppress(OSError):
+            for task in Path(f"/proc/{tree[index]}/task").iterdir():
+                tree += [int(child) for child in (task / "children").read_text().split()]
+        index += 1
+    return tree
+
+
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of `pid` so far (/proc/PID/stat fields 14 and 15)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time so far of `pid` and its descendants (/proc/PID/stat fields 14
+    and 15 of each)."""
+    total = 0
+    for member in process_tree(pid):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 class RssSampler:
     """Polls VmRSS of `pid` every RSS_POLL_S in a thread, between start() and stop()."""
 
     def __init__(self, pid: int) -> None:
-        self._status = Path(f"/proc/{pid}/status")
+        self._pid = pid
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._poll, daemon=True)
         self.memory = Memory()
@@ -258,10 +280,15 @@ class RssSampler:
             self.memory.samples.append((time.monotonic() - self._started, kib))
 
     def _read(self, name: str) -> int:
-        match = re.search(rf"^{name}:\s+(\d+) kB", self._status.read_text(), re.MULTILINE)
-        if match is None:
-            raise ValueError(f"no {name} in {self._status}")
-        return int(match.group(1))
+        """The sum over the server's processes (the supervisor and its workers, if any)."""
+        total = 0
+        for member in process_tree(self._pid):
+            status = Path(f"/proc/{member}/status")
+            match = re.search(rf"^{name}:\s+(\d+) kB", status.read_text(), re.MULTILINE)
+            if match is None:
+                raise ValueError(f"no {name} in {status}")
+            total += int(match.group(1))
+        return total
 
 
 @contextmanager
@@ -273,7 +300,7 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
     spy = ROOT / ".venv" / "bin" / "py-spy"
     # --nonblocking: sample without pausing the server (the default stops it at every sample).
     command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--nonblocking"]
-    command += ["--rate", str(PROFILE_RATE_HZ)]
+    command += ["--rate", str(PROFILE_RATE_HZ), "--subprocesses"]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -489,6 +516,7 @@ class Options:
     rounds: int
     profile: Path | None
     server_log: Path | None
+    workers: int
 
 
 def run(kind: str, options: Options) -> list[Round]:
@@ -505,13 +533,14 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
     provider_cmd = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(provider_port)]
     provider_cmd += ["--delay", str(options.delay_s)]
     service_cmd = [sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
+    service_cmd += ["--workers", str(options.workers)]
     env = server_env(database_url, provider_port, workdir)
     base = f"http://127.0.0.1:{service_port}"
     body_file = workdir / "command.json"
     body_file.write_bytes(command_body())
     rounds: list[Round] = []
     with (
-        process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/"),
+        process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/") as provider_pid,
         process(service_cmd, env, f"{base}/v1/users/me", options.server_log) as server_pid,
     ):
         headers = ready_device(base)
@@ -525,13 +554,15 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
                 profile = options.profile.with_name(f"{options.profile.name}.{kind}")
             seconds = min(PROFILE_LIMIT_S, options.seconds)
             cpu_before = cpu_seconds(server_pid)
+            provider_cpu_before = cpu_seconds(provider_pid)
             with RssSampler(server_pid) as memory, profiled(server_pid, profile, seconds):
                 load = wrk(url, headers, body_file, options.seconds, options.connections)
             events = settled_events(kind, workdir)
             cpu_s = cpu_seconds(server_pid) - cpu_before
+            provider_cpu_s = cpu_seconds(provider_pid) - provider_cpu_before
             fresh = [value for key, value in events.items() if key not in seen]
             seen = events
-            rounds.append(Round(load, memory, fresh, cpu_s))
+            rounds.append(Round(load, memory, fresh, cpu_s, provider_cpu_s))
             print_round(kind, number, rounds[-1])
     return rounds
 
@@ -574,7 +605,8 @@ def print_round(kind: str, number: int, result: Round) -> None:
     )
     print(
         f"    server CPU {result.cpu_s:.1f} s for {len(result.events)} commands: "
-        f"{result.cpu_ms_per_command:.1f} ms per command",
+        f"{result.cpu_ms_per_command:.1f} ms per command; the fake provider's "
+        f"{result.provider_cpu_ms_per_command:.1f} ms per command",
         flush=True,
     )
 
@@ -613,6 +645,10 @@ def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:
     )
     row("peak RSS MiB", [_mib(r.memory.peak_kib) for r in rounds])
     row("server CPU ms per command", [f"{r.cpu_ms_per_command:.1f}" for r in rounds])
+    row(
+        "fake provider CPU ms per command",
+        [f"{r.provider_cpu_ms_per_command:.1f}" for r in rounds],
+    )
     row("non-2xx / socket errors", [f"{r.load.non_2xx} / {r.load.socket_errors}" for r in rounds])
     if len(rounds) > 1:
         first, last = rounds[0].memory.peak_kib, rounds[-1].memory.peak_kib
@@ -632,19 +668,27 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2, help="measured rounds (at least 1)")
     parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
     parser.add_argument("--server-log", type=Path, help="append the server's log here")
+    parser.add_argument("--workers", type=int, default=1, help="lisan serve --workers N")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
-    if args.rounds < 1 or args.seconds < 1 or args.connections < 1:
-        parser.error("--rounds, --seconds and --connections must be at least 1")
+    if min(args.rounds, args.seconds, args.connections, args.workers) < 1:
+        parser.error("--rounds, --seconds, --connections and --workers must be at least 1")
     options = Options(
-        args.seconds, args.connections, args.delay, args.rounds, args.profile, args.server_log
+        args.seconds,
+        args.connections,
+        args.delay,
+        args.rounds,
+        args.profile,
+        args.server_log,
+        args.workers,
     )
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(
         f"wrk -t{min(2, options.connections)} -c{options.connections} -d{options.seconds}s "
         f"--timeout 10s, {WARM_UP_S} s warm-up then {options.rounds} rounds; 5 s command; "
-        f"provider delay {options.delay_s} s per call, 2 calls per command"
+        f"provider delay {options.delay_s} s per call, 2 calls per command; "
+        f"lisan serve --workers {options.workers}"
     )
     results = {kind: run(kind, options) for kind in kinds}
     for kind, rounds in results.items():

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from fastapi import APIRouter, Query, Request
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from lisan.app import LisanApp
 from lisan.core.edge import (
@@ -51,6 +52,10 @@ def _test_router() -> APIRouter:
     @router.get("/test/locked")
     async def locked() -> None:
         raise OperationalError("UPDATE users SET ...", {}, Exception("database is locked"))
+
+    @router.get("/test/no-connection")
+    async def no_connection() -> None:
+        raise PoolTimeout("QueuePool limit of size 1 overflow 0 reached, connection timed out")
 
     @router.get("/test/conflict")
     async def conflict() -> None:
@@ -144,14 +149,16 @@ async def test_query_validation_is_400(edge_client: httpx.AsyncClient) -> None:
     assert response.json()["error"].startswith("query.n:")
 
 
+@pytest.mark.parametrize("path", ["/test/locked", "/test/no-connection"])
 async def test_a_busy_database_is_a_503_to_retry_not_a_500(
-    edge_client: httpx.AsyncClient,
+    edge_client: httpx.AsyncClient, path: str
 ) -> None:
-    response = await edge_client.get("/test/locked")
+    response = await edge_client.get(path)
     assert response.status_code == 503
     assert response.json() == {"error": "the service is busy; try again shortly"}
     assert int(response.headers["retry-after"]) >= 1
     assert "UPDATE" not in response.text
+    assert "QueuePool" not in response.text
 
 
 async def test_lisan_errors_keep_their_headers(edge_client: httpx.AsyncClient) -> None:

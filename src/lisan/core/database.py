@@ -57,6 +57,10 @@ class PerDialect(Generic[T]):
 # it) must never reach a log, whatever the level.
 logging.getLogger("aiosqlite").setLevel(logging.INFO)
 
+# How long a SQLite unit of work waits for the write lock (another process holds it) or, in
+# this process, for the one writer connection; then the request answers 503.
+SQLITE_LOCK_WAIT_S = 5.0
+
 # A query that waits this long for a database is treated as "database unavailable".
 CONNECT_TIMEOUT_S = 5.0
 
@@ -65,7 +69,7 @@ def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEn
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=5000")
+    cursor.execute(f"PRAGMA busy_timeout={SQLITE_LOCK_WAIT_S * 1000:.0f}")
     cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.close()
 
@@ -86,6 +90,10 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
     kwargs.setdefault("hide_parameters", True)
     if database_url.startswith("sqlite"):
         _ensure_sqlite_dir(database_url)
+        if for_writes and "poolclass" not in kwargs:
+            # One writer connection per process: waiting writers queue for it in order, where
+            # several connections would each sleep and retry in SQLite's busy handler.
+            kwargs.update(pool_size=1, max_overflow=0, pool_timeout=SQLITE_LOCK_WAIT_S)
         engine = create_async_engine(database_url, **kwargs)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
         if for_writes:

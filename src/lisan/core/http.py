@@ -10,6 +10,7 @@ import orjson
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
@@ -90,6 +91,7 @@ def install_error_handlers(app: FastAPI) -> None:
     """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
     app.add_exception_handler(Exception, _unexpected_error)
     app.add_exception_handler(OperationalError, _database_busy)
+    app.add_exception_handler(PoolTimeout, _database_busy)  # no pooled connection came free
     app.add_exception_handler(LisanError, _lisan_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
