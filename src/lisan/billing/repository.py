@@ -9,7 +9,7 @@ from sqlalchemy import Row, Table, delete, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
-from lisan.core.database import PerDialect, dialect_name
+from lisan.core.database import Executor, PerDialect, dialect_name
 
 _BILLED: Table = BilledCommand.__table__  # type: ignore[assignment]
 # Built once, on the table rather than the entity: it runs on every billed command.
@@ -54,11 +54,11 @@ async def count_billed(
 
 
 async def add_billed_command_once(
-    session: AsyncSession, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
+    db: Executor, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
 ) -> None:
     """Insert unless a row for `bill_id` exists (a concurrent twin included): no error."""
     row = {"bill_id": bill_id, "user_id": user_id, "billed_at": billed_at}
-    await session.execute(_BILL_ONCE.on(session), row)
+    await db.execute(_BILL_ONCE.on(db), row)
 
 
 async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None:
@@ -72,8 +72,8 @@ async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None
         )
 
 
-async def remove_bill(session: AsyncSession, bill_id: uuid.UUID) -> None:
-    await session.execute(delete(BilledCommand).where(BilledCommand.bill_id == bill_id))
+async def remove_bill(db: Executor, bill_id: uuid.UUID) -> None:
+    await db.execute(delete(BilledCommand).where(BilledCommand.bill_id == bill_id))
 
 
 async def lock_subscriptions(session: AsyncSession, user_id: uuid.UUID) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.billing import repository
 from lisan.billing.models import Subscription
 from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
+from lisan.core.database import Executor
 from lisan.core.settings import BillingEnforcement
 from lisan.core.types import utcnow
 from lisan.users import service as users
@@ -137,11 +138,9 @@ def allows_commands(ent: Entitlement) -> bool | None:
     return (ent.commands_used or 0) < ent.command_quota
 
 
-async def record_billed_command(
-    session: AsyncSession, user_id: uuid.UUID, bill_id: uuid.UUID
-) -> None:
+async def record_billed_command(db: Executor, user_id: uuid.UUID, bill_id: uuid.UUID) -> None:
     """Bill one command; billing the same bill id again changes nothing."""
-    await repository.add_billed_command_once(session, bill_id, user_id, utcnow())
+    await repository.add_billed_command_once(db, bill_id, user_id, utcnow())
 
 
 async def reserve_command(
@@ -162,9 +161,9 @@ async def reserve_command(
     return allowed
 
 
-async def cancel_bill(session: AsyncSession, bill_id: uuid.UUID) -> None:
+async def cancel_bill(db: Executor, bill_id: uuid.UUID) -> None:
     """Undo a reservation for a command that ended up not billable."""
-    await repository.remove_bill(session, bill_id)
+    await repository.remove_bill(db, bill_id)
 
 
 async def record_subscription(

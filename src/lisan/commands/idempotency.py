@@ -20,11 +20,11 @@ from datetime import timedelta
 from enum import Enum
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from lisan.commands import repository
 from lisan.commands.models import DONE, RUNNING
-from lisan.core.database import unit_of_work
+from lisan.core.database import Executor, transaction
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
 from lisan.core.types import utcnow
 
@@ -73,14 +73,14 @@ def body_hash(raw: bytes) -> bytes:
 
 
 async def claim(
-    sessions: async_sessionmaker[AsyncSession],
+    engine: AsyncEngine,
     user_id: uuid.UUID,
     key: uuid.UUID,
     digest: bytes,
     *,
     wait_s: float,
     lease_s: float,
-    then: Callable[[AsyncSession], Awaitable[T]],
+    then: Callable[[AsyncConnection], Awaitable[T]],
 ) -> Replay | T:
     """The stored response to replay, or, when the caller now owns the key (and must `finish`
     or `release` it), what `then` returns: it runs in the claiming transaction, so the reads a
@@ -88,10 +88,10 @@ async def claim(
     deadline = time.monotonic() + wait_s
     pause, longest = POLL_S
     while True:
-        async with unit_of_work(sessions) as session:
-            outcome = await _try_claim(session, user_id, key, digest, lease_s)
+        async with transaction(engine) as connection:
+            outcome = await _try_claim(connection, user_id, key, digest, lease_s)
             if outcome is _OWNED:
-                return await then(session)
+                return await then(connection)
         if isinstance(outcome, Replay):
             return outcome
         if time.monotonic() >= deadline:
@@ -101,7 +101,7 @@ async def claim(
 
 
 async def _try_claim(
-    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, digest: bytes, lease_s: float
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, digest: bytes, lease_s: float
 ) -> Replay | _Claim:
     now = utcnow()
     lease_until = now + timedelta(seconds=lease_s)
@@ -114,29 +114,29 @@ async def _try_claim(
         "created_at": now,
         "expires_at": now + RETENTION,
     }
-    if await repository.insert_if_absent(session, fresh):  # the common case: one statement
+    if await repository.insert_if_absent(db, fresh):  # the common case: one statement
         return _OWNED
-    record = await repository.stored(session, user_id, key)
+    record = await repository.stored(db, user_id, key)
     if record is None or record.expires_at <= now:  # released meanwhile, or past its 24 h
-        await repository.remove(session, user_id, key)
-        return _OWNED if await repository.insert_if_absent(session, fresh) else _HELD
+        await repository.remove(db, user_id, key)
+        return _OWNED if await repository.insert_if_absent(db, fresh) else _HELD
     if record.body_hash != digest:
         raise KeyReused
     if record.state == DONE and record.response_body is not None:
         return Replay(record.response_status or 200, record.response_body)
     if record.lease_until <= now:  # its owner went away mid-run: take it over
-        await repository.extend_lease(session, user_id, key, lease_until)
+        await repository.extend_lease(db, user_id, key, lease_until)
         return _OWNED
     return _HELD
 
 
 async def finish(
-    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
 ) -> None:
     """Store the final response, in the caller's unit of work (with the command's records)."""
-    await repository.finish(session, user_id, key, status, body)
+    await repository.finish(db, user_id, key, status, body)
 
 
-async def release(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
+async def release(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
     """Give the key back after a result that is not final (502/503/504, or a failure)."""
-    await repository.remove_running(session, user_id, key)
+    await repository.remove_running(db, user_id, key)

@@ -16,8 +16,6 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from lisan.billing import service as billing
 from lisan.commands import speech
 from lisan.commands.audio import has_speech, store_audio
@@ -31,7 +29,7 @@ from lisan.commands.schemas import (
 )
 from lisan.commands.viewtree import ViewNode, parse_view_tree
 from lisan.consent import service as consent
-from lisan.core.database import unit_of_work
+from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
@@ -87,11 +85,11 @@ class Planned:
     since: float  # when validation began
 
 
-async def read_context(session: AsyncSession, command: CommandRun) -> CommandContext:
+async def read_context(db: Executor, command: CommandRun) -> CommandContext:
     """In the caller's unit of work (the idempotency claim's): no transaction of its own."""
     return CommandContext(
-        terms=await vocabulary.terms_for(session, command.user_id),
-        keep_audio=await consent.is_granted(session, command.user_id, consent.AUDIO_RETENTION),
+        terms=await vocabulary.terms_for(db, command.user_id),
+        keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
     )
 
 
@@ -135,7 +133,7 @@ async def run(
     return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
 
 
-async def validate(session: AsyncSession, command: CommandRun, planned: Planned) -> CommandResponse:
+async def validate(db: Executor, command: CommandRun, planned: Planned) -> CommandResponse:
     """The safety rules, against the user's grants as they are now: read in the caller's unit
     of work, the one that records the command."""
     raw_plan = planned.raw_plan
@@ -148,9 +146,7 @@ async def validate(session: AsyncSession, command: CommandRun, planned: Planned)
             return refusal.model_copy(update={"speech_response_text": spoken})
         screen = command.request.screen_context
         nodes = parse_view_tree(screen.view_tree_summary)
-        granted = await grants.granted_packages(
-            session, command.user_id, required_packages(raw_plan)
-        )
+        granted = await grants.granted_packages(db, command.user_id, required_packages(raw_plan))
         try:
             plan = validate_plan(raw_plan, nodes, granted)
         except PlanRejected as rejected:

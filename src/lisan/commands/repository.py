@@ -8,10 +8,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
-from lisan.core.database import PerDialect
+from lisan.core.database import Executor, PerDialect
 
 _RECORDS: Table = IdempotencyRecord.__table__  # type: ignore[assignment]
 # Named apart from the columns: an UPDATE reserves the column names for its SET values.
@@ -65,35 +64,35 @@ def _key(user_id: uuid.UUID, key: uuid.UUID) -> dict[str, Any]:
     return {"of_user": user_id, "of_key": key}
 
 
-async def insert_if_absent(session: AsyncSession, row: dict[str, Any]) -> bool:
+async def insert_if_absent(db: Executor, row: dict[str, Any]) -> bool:
     """True when `row` was inserted; False when (user, key) already had a record."""
-    result = await session.execute(_INSERT_IF_ABSENT.on(session), row)
+    result = await db.execute(_INSERT_IF_ABSENT.on(db), row)
     return result.first() is not None
 
 
-async def stored(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
+async def stored(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
     """The record of (user, key), locked until the transaction ends (PostgreSQL)."""
-    row = (await session.execute(_SELECT, _key(user_id, key))).first()
+    row = (await db.execute(_SELECT, _key(user_id, key))).first()
     return None if row is None else StoredKey(*row)
 
 
 async def extend_lease(
-    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, lease_until: datetime
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, lease_until: datetime
 ) -> None:
-    await session.execute(_EXTEND_LEASE, {**_key(user_id, key), "new_lease": lease_until})
+    await db.execute(_EXTEND_LEASE, {**_key(user_id, key), "new_lease": lease_until})
 
 
 async def finish(
-    session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
 ) -> None:
     """Store the final response; a record removed meanwhile (expired) stays removed."""
     params = {**_key(user_id, key), "status": status, "body": body}
-    await session.execute(_FINISH, params)
+    await db.execute(_FINISH, params)
 
 
-async def remove(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
-    await session.execute(_REMOVE, _key(user_id, key))
+async def remove(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
+    await db.execute(_REMOVE, _key(user_id, key))
 
 
-async def remove_running(session: AsyncSession, user_id: uuid.UUID, key: uuid.UUID) -> None:
-    await session.execute(_REMOVE_RUNNING, _key(user_id, key))
+async def remove_running(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
+    await db.execute(_REMOVE_RUNNING, _key(user_id, key))

@@ -6,13 +6,11 @@ import asyncio
 import uuid
 from dataclasses import dataclass
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
 from lisan.commands.pipeline import CommandRun
 from lisan.commands.schemas import CommandResponse
-from lisan.core.database import unit_of_work
+from lisan.core.database import Executor, transaction
 from lisan.core.errors import LisanError
 from lisan.core.resources import Resources
 from lisan.providers.base import VoiceProvider
@@ -46,7 +44,7 @@ async def execute(
     settings = resources.settings
     bound = settings.transcribe_timeout_s + settings.plan_timeout_s + WAIT_MARGIN_S
     claimed = await idempotency.claim(
-        resources.sessions,
+        resources.write_engine,
         command.user_id,
         key,
         idempotency.body_hash(raw_body),
@@ -76,18 +74,22 @@ async def _record(
 ) -> bytes:
     """One unit of work: the plan checked against the grants as they are now, then the event,
     the bill and the response to replay. Returns the response's body."""
-    async with unit_of_work(resources.sessions) as session:
+    async with transaction(resources.write_engine) as connection:
         if isinstance(outcome, pipeline.Planned):
-            response = await pipeline.validate(session, command, outcome)
+            response = await pipeline.validate(connection, command, outcome)
         else:
             response = outcome
         body = response.to_json()
         command.lap("total", command.started)
         await telemetry.record_command(
-            session, command.command_id, command.user_id, response.status.value, command.timings
+            connection,
+            command.command_id,
+            command.user_id,
+            response.status.value,
+            command.timings,
         )
-        await _settle_bill(session, command)
-        await idempotency.finish(session, command.user_id, key, 200, body)
+        await _settle_bill(connection, command)
+        await idempotency.finish(connection, command.user_id, key, 200, body)
     return body
 
 
@@ -95,18 +97,22 @@ async def _record_failure(
     resources: Resources, key: uuid.UUID, command: CommandRun, status_code: int
 ) -> None:
     command.lap("total", command.started)
-    async with unit_of_work(resources.sessions) as session:
-        await idempotency.release(session, command.user_id, key)
+    async with transaction(resources.write_engine) as connection:
+        await idempotency.release(connection, command.user_id, key)
         await telemetry.record_command(
-            session, command.command_id, command.user_id, f"ERROR_{status_code}", command.timings
+            connection,
+            command.command_id,
+            command.user_id,
+            f"ERROR_{status_code}",
+            command.timings,
         )
         if command.reserved:  # not final: the retry is billed when it completes
-            await billing.cancel_bill(session, command.bill_id)
+            await billing.cancel_bill(connection, command.bill_id)
 
 
-async def _settle_bill(session: AsyncSession, command: CommandRun) -> None:
+async def _settle_bill(db: Executor, command: CommandRun) -> None:
     """Bill a command that reached the provider once; give back a reservation that did not."""
     if command.billed:
-        await billing.record_billed_command(session, command.user_id, command.bill_id)
+        await billing.record_billed_command(db, command.user_id, command.bill_id)
     elif command.reserved:
-        await billing.cancel_bill(session, command.bill_id)
+        await billing.cancel_bill(db, command.bill_id)

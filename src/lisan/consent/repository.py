@@ -8,6 +8,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.consent.models import ConsentGrant
+from lisan.core.database import Executor
 
 # The latest row of (user, scope) by sequence, served by ix_consent_grants_user_scope
 # (user_id, scope, id) as one backward index probe. Built once: it is on the command path.
@@ -31,7 +32,7 @@ async def latest(session: AsyncSession, user_id: uuid.UUID, scope: str) -> Conse
     return result.scalar_one_or_none()
 
 
-async def latest_decision(session: AsyncSession, user_id: uuid.UUID, scope: str) -> bool | None:
+async def latest_decision(db: Executor, user_id: uuid.UUID, scope: str) -> bool | None:
     """Whether the latest decision on `scope` grants it; None when there is none."""
-    result = await session.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
+    result = await db.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()

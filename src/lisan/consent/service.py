@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.consent import repository
 from lisan.consent.models import ConsentGrant
 from lisan.consent.schemas import ConsentGrantRecorded, ConsentGrantRequest, ConsentState
+from lisan.core.database import Executor
 from lisan.core.types import utcnow
 
 # The scope that lets the command pipeline keep a command's audio.
@@ -33,6 +34,6 @@ async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> Cons
     return ConsentState(scope=scope, granted=latest.granted, created_at=latest.created_at)
 
 
-async def is_granted(session: AsyncSession, user_id: uuid.UUID, scope: str) -> bool:
+async def is_granted(db: Executor, user_id: uuid.UUID, scope: str) -> bool:
     """Whether the user's latest decision on `scope` grants it (no decision: not granted)."""
-    return await repository.latest_decision(session, user_id, scope) is True
+    return await repository.latest_decision(db, user_id, scope) is True

@@ -13,6 +13,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.ext.asyncio import (
+    AsyncConnection,
     AsyncEngine,
     AsyncSession,
     async_sessionmaker,
@@ -37,9 +38,13 @@ class Base(DeclarativeBase):
 
 T = TypeVar("T")
 
+# What a service runs its statements on: an ORM session, or a bare connection where only Core
+# statements run (the command path, where a session's bookkeeping costs more than its queries).
+Executor = AsyncSession | AsyncConnection
 
-def dialect_name(session: AsyncSession) -> str:
-    return session.get_bind().dialect.name
+
+def dialect_name(db: Executor) -> str:
+    return db.dialect.name if isinstance(db, AsyncConnection) else db.get_bind().dialect.name
 
 
 class PerDialect(Generic[T]):
@@ -49,8 +54,8 @@ class PerDialect(Generic[T]):
     def __init__(self, build: Callable[[Callable[..., Any]], T]) -> None:
         self._built = {"postgresql": build(postgresql.insert), "sqlite": build(sqlite.insert)}
 
-    def on(self, session: AsyncSession) -> T:
-        return self._built[dialect_name(session)]
+    def on(self, db: Executor) -> T:
+        return self._built[dialect_name(db)]
 
 
 # aiosqlite logs every statement with its parameters at DEBUG; user data (vocabulary terms among
@@ -143,3 +148,11 @@ async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterat
             raise
         else:
             await session.commit()
+
+
+@asynccontextmanager
+async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A unit of work on a bare connection, for Core statements only: committed when the caller
+    finishes cleanly, rolled back otherwise."""
+    async with engine.begin() as connection:
+        yield connection

@@ -55,13 +55,18 @@ class Resources:
             create_session_factory(engine),
         )
 
+    @property
+    def write_engine(self) -> AsyncEngine:
+        """The engine of `sessions`: for units of work on a bare connection."""
+        engine: AsyncEngine = self.sessions.kw["bind"]
+        return engine
+
     async def close(self) -> None:
         for task in list(self.background):
             task.cancel()
         await asyncio.gather(*self.background, return_exceptions=True)
         if self.redis is not None:
             await self.redis.aclose()
-        write_engine = self.sessions.kw["bind"]
-        if write_engine is not self.engine:
-            await write_engine.dispose()
+        if self.write_engine is not self.engine:
+            await self.write_engine.dispose()
         await self.engine.dispose()

@@ -10,6 +10,7 @@ from datetime import datetime
 from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import Executor
 from lisan.grants.models import AppGrant
 
 _OF_USER = AppGrant.user_id == bindparam("user_id")
@@ -44,8 +45,6 @@ async def latest_states(
     return result.all()
 
 
-async def granted_among(
-    session: AsyncSession, user_id: uuid.UUID, packages: Collection[str]
-) -> set[str]:
-    result = await session.execute(GRANTED_AMONG, {"user_id": user_id, "packages": list(packages)})
+async def granted_among(db: Executor, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
+    result = await db.execute(GRANTED_AMONG, {"user_id": user_id, "packages": list(packages)})
     return set(result.scalars())

@@ -8,6 +8,7 @@ from collections.abc import Collection
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import Executor
 from lisan.core.types import utcnow
 from lisan.grants import repository
 from lisan.grants.models import AppGrant
@@ -43,10 +44,8 @@ async def list_states(session: AsyncSession, user_id: uuid.UUID) -> AppGrantList
     )
 
 
-async def granted_packages(
-    session: AsyncSession, user_id: uuid.UUID, packages: Collection[str]
-) -> set[str]:
+async def granted_packages(db: Executor, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
     """Which of `packages` the user currently grants, in one indexed query."""
     if not packages:
         return set()
-    return await repository.granted_among(session, user_id, packages)
+    return await repository.granted_among(db, user_id, packages)

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import Table, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import PerDialect
+from lisan.core.database import Executor, PerDialect
 from lisan.telemetry.models import CommandEvent
 
 _EVENTS: Table = CommandEvent.__table__  # type: ignore[assignment]
@@ -59,5 +59,5 @@ async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> Non
         )
 
 
-async def upsert_server_side(session: AsyncSession, row: dict[str, Any]) -> None:
-    await session.execute(_UPSERT_SERVER_SIDE.on(session), row)
+async def upsert_server_side(db: Executor, row: dict[str, Any]) -> None:
+    await db.execute(_UPSERT_SERVER_SIDE.on(db), row)

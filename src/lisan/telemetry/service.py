@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import uuid
 
-from sqlalchemy.ext.asyncio import AsyncSession
-
+from lisan.core.database import Executor
 from lisan.core.types import utcnow
 from lisan.telemetry import repository
 
 
 async def record_command(
-    session: AsyncSession,
+    db: Executor,
     command_id: uuid.UUID,
     user_id: uuid.UUID,
     status: str,
@@ -21,7 +20,7 @@ async def record_command(
     or the audio). If the phone's report came first, its row is completed; a row of another
     user under the same id is left alone."""
     await repository.upsert_server_side(
-        session,
+        db,
         {
             "id": command_id,
             "user_id": user_id,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import Table, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import PerDialect
+from lisan.core.database import Executor, PerDialect
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
@@ -98,6 +98,6 @@ async def terms_of(session: AsyncSession, user_id: uuid.UUID) -> Sequence[Vocabu
     return result.scalars().all()
 
 
-async def display_terms_of(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
-    result = await session.execute(_DISPLAY_TERMS, {"user_id": user_id})
+async def display_terms_of(db: Executor, user_id: uuid.UUID) -> list[str]:
+    result = await db.execute(_DISPLAY_TERMS, {"user_id": user_id})
     return list(result.scalars())

@@ -12,6 +12,7 @@ import uuid
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.types import utcnow
 from lisan.vocabulary import repository
@@ -63,9 +64,9 @@ async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> TermList:
     return TermList(terms=[_view(term) for term in terms])
 
 
-async def terms_for(session: AsyncSession, user_id: uuid.UUID) -> list[str]:
+async def terms_for(db: Executor, user_id: uuid.UUID) -> list[str]:
     """The user's terms as they wrote them, oldest first: the transcriber's bias list."""
-    return await repository.display_terms_of(session, user_id)
+    return await repository.display_terms_of(db, user_id)
 
 
 async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreate) -> TermView:
