@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +21,7 @@ BYTES_PER_MS = SAMPLE_RATE * 2 // 1000  # 32: mono, 16-bit
 _TOLERANCE_MS = 50  # at least; or 2% of the duration, whichever is larger
 
 _FRAME = SAMPLE_RATE // 50  # 20 ms
+_FULL_SCALE_DB = 20 * math.log10(32768.0)
 _SPEECH_FLOOR_DBFS = -45.0  # quieter than this is silence, whatever the noise floor
 _ABOVE_NOISE_DB = 10.0
 _MIN_SPEECH_FRAMES = 5  # 100 ms of voiced frames
@@ -44,11 +46,14 @@ def has_speech(pcm: bytes) -> bool:
     """Energy-based voice activity: enough 20 ms frames clearly above both an absolute floor
     and the recording's own noise floor (its quietest tenth)."""
     samples = np.frombuffer(pcm, dtype="<i2")
-    frames = samples[: len(samples) // _FRAME * _FRAME].reshape(-1, _FRAME).astype(np.float64)
-    if len(frames) == 0:
+    usable = len(samples) // _FRAME * _FRAME
+    if usable == 0:
         return False
-    rms = np.sqrt(np.mean(frames * frames, axis=1)) + 1e-9
-    dbfs = 20 * np.log10(rms / 32768.0)
+    frames = samples[:usable].reshape(-1, _FRAME).astype(np.float64)
+    # Mean square per frame in one pass (no squared copy of the recording); in decibels it is
+    # the RMS level: 10 log10(mean square) == 20 log10(rms).
+    mean_square = np.einsum("ij,ij->i", frames, frames) / _FRAME
+    dbfs = 10 * np.log10(mean_square + 1e-18) - _FULL_SCALE_DB
     noise_floor = float(np.percentile(dbfs, 10))
     threshold = max(_SPEECH_FLOOR_DBFS, noise_floor + _ABOVE_NOISE_DB)
     return int(np.count_nonzero(dbfs > threshold)) >= _MIN_SPEECH_FRAMES

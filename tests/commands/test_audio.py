@@ -1,0 +1,92 @@
+"""The speech-presence check on its own: the same verdicts as the plain formula it implements
+(RMS per 20 ms frame, in dBFS, against an absolute floor and the recording's own noise floor)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lisan.commands.audio import has_speech
+from tests.audio import padded, spoken
+
+RATE = 16_000
+
+
+def reference_has_speech(pcm: bytes) -> bool:
+    """The rule written out plainly: slow, but obviously what the module docstring says."""
+    samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    frame = RATE // 50
+    frames = samples[: len(samples) // frame * frame].reshape(-1, frame)
+    if len(frames) == 0:
+        return False
+    rms = np.sqrt(np.mean(frames * frames, axis=1)) + 1e-9
+    dbfs = 20 * np.log10(rms / 32768.0)
+    threshold = max(-45.0, float(np.percentile(dbfs, 10)) + 10.0)
+    return int(np.count_nonzero(dbfs > threshold)) >= 5
+
+
+def _pcm(samples: np.ndarray) -> bytes:
+    return np.clip(samples, -32768, 32767).astype("<i2").tobytes()
+
+
+def _noise(seconds: float, dbfs: float, seed: int = 7) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.normal(0.0, 32768.0 * 10 ** (dbfs / 20), int(seconds * RATE))
+
+
+def _tone_burst(seconds: float, burst_s: float, dbfs: float) -> np.ndarray:
+    signal = np.zeros(int(seconds * RATE))
+    n = int(burst_s * RATE)
+    signal[:n] = 32768.0 * 10 ** (dbfs / 20) * np.sqrt(2) * np.sin(np.arange(n) * 0.2)
+    return signal
+
+
+def _speech(text: str, language: str = "en-US", seconds: float = 3.0) -> np.ndarray:
+    return np.frombuffer(padded(spoken(text, language), seconds), dtype="<i2").astype(float)
+
+
+SIGNALS = {
+    "english speech": lambda: _speech("open telegram"),
+    "amharic speech": lambda: _speech("ቴሌግራምን ክፈት", "am-ET"),
+    "digital silence": lambda: np.zeros(RATE),
+    "faint hiss": lambda: _noise(2.0, -70.0),
+    "steady loud hum": lambda: _noise(2.0, -20.0),
+    "speech over hiss": lambda: _speech("open telegram") + _noise(3.0, -50.0),
+    "a 60 ms click": lambda: _tone_burst(2.0, 0.06, -10.0),
+    "a 200 ms tone": lambda: _tone_burst(2.0, 0.2, -10.0),
+    "a quiet tone under the floor": lambda: _tone_burst(2.0, 0.5, -50.0),
+    "shorter than a frame": lambda: _noise(0.01, -10.0),
+}
+EXPECTED = {
+    "english speech": True,
+    "amharic speech": True,
+    "digital silence": False,
+    "faint hiss": False,
+    "steady loud hum": False,
+    "speech over hiss": True,
+    "a 60 ms click": False,
+    "a 200 ms tone": True,
+    "a quiet tone under the floor": False,
+    "shorter than a frame": False,
+}
+
+
+@pytest.mark.parametrize("name", SIGNALS)
+def test_the_verdict_is_the_plain_rules(name: str) -> None:
+    pcm = _pcm(SIGNALS[name]())
+    assert has_speech(pcm) is EXPECTED[name]
+    assert reference_has_speech(pcm) is EXPECTED[name]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_it_agrees_with_the_plain_rule_on_random_mixtures(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    seconds = float(rng.uniform(0.4, 6.0))
+    signal = _noise(seconds, float(rng.uniform(-90.0, -20.0)), seed)
+    start = int(rng.integers(0, len(signal)))
+    length = int(rng.integers(0, RATE))
+    signal[start : start + length] += _noise(length / RATE, float(rng.uniform(-60.0, -5.0)), seed)[
+        : len(signal[start : start + length])
+    ]
+    pcm = _pcm(signal)
+    assert has_speech(pcm) is reference_has_speech(pcm)
