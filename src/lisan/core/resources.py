@@ -21,24 +21,27 @@ REDIS_TIMEOUT_S = 1.0
 @dataclass
 class Resources:
     settings: Settings
-    # Short reads outside a unit of work (credential look-ups, readiness).
+    # Single-statement reads outside a unit of work (credential look-ups, readiness). On
+    # PostgreSQL they run in autocommit, without a BEGIN and a ROLLBACK around them.
     engine: AsyncEngine
-    # Units of work; on SQLite a second engine whose transactions take the write lock up front.
-    sessions: async_sessionmaker[AsyncSession]
+    # Units of work; on SQLite a second engine, with one connection, whose transactions take
+    # the write lock up front.
+    write_engine: AsyncEngine
+    sessions: async_sessionmaker[AsyncSession]  # units of work on `write_engine`
     redis: redis.Redis | None
     rate_limiter: RateLimiter
-    # Read-only units (several reads, no writes): on SQLite they never take the write lock.
-    readers: async_sessionmaker[AsyncSession]
     # False while the schema may be behind (the database was down when the server started).
     schema_ready: bool = True
     background: set[asyncio.Task[None]] = field(default_factory=set)
 
     @classmethod
     def open(cls, settings: Settings) -> Resources:
-        engine = create_engine(settings.database_url)
-        write_engine = (
-            create_engine(settings.database_url, for_writes=True) if settings.is_sqlite else engine
-        )
+        if settings.is_sqlite:
+            engine = create_engine(settings.database_url)
+            write_engine = create_engine(settings.database_url, for_writes=True)
+        else:  # one pool; its look-ups skip the transaction (READ COMMITTED gives them nothing)
+            write_engine = create_engine(settings.database_url)
+            engine = write_engine.execution_options(isolation_level="AUTOCOMMIT")
         client = None
         if settings.redis_url:
             client = redis.Redis.from_url(
@@ -49,17 +52,11 @@ class Resources:
         return cls(
             settings,
             engine,
+            write_engine,
             create_session_factory(write_engine),
             client,
             RateLimiter(settings.redis_url),
-            create_session_factory(engine),
         )
-
-    @property
-    def write_engine(self) -> AsyncEngine:
-        """The engine of `sessions`: for units of work on a bare connection."""
-        engine: AsyncEngine = self.sessions.kw["bind"]
-        return engine
 
     async def close(self) -> None:
         for task in list(self.background):
@@ -67,6 +64,6 @@ class Resources:
         await asyncio.gather(*self.background, return_exceptions=True)
         if self.redis is not None:
             await self.redis.aclose()
-        if self.write_engine is not self.engine:
-            await self.write_engine.dispose()
-        await self.engine.dispose()
+        await self.write_engine.dispose()
+        if self.engine.sync_engine.pool is not self.write_engine.sync_engine.pool:
+            await self.engine.dispose()
