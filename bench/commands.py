@@ -172,6 +172,8 @@ class Round:
     events: list[tuple[str, dict[str, int]]]  # (status, server_timings) of the round's commands
     cpu_s: float  # the server's CPU time (user + system) from the round's start until settled
     provider_cpu_s: float  # the fake provider's, over the same time (it shares the machine)
+    postgres_cpu_s: float  # PostgreSQL's server processes', over the same time
+    machine_busy: float  # the share of all the machine's cores busy, over the same time
 
     @property
     def cpu_ms_per_command(self) -> float:
@@ -180,6 +182,10 @@ class Round:
     @property
     def provider_cpu_ms_per_command(self) -> float:
         return self.provider_cpu_s * 1000 / len(self.events) if self.events else float("nan")
+
+    @property
+    def postgres_cpu_ms_per_command(self) -> float:
+        return self.postgres_cpu_s * 1000 / len(self.events) if self.events else float("nan")
 
     def stage_ms(self, stage: str) -> list[float]:
         return [float(t[stage]) for _, t in self.events if stage in t]
@@ -246,6 +252,26 @@ def cpu_seconds(pid: int) -> float:
         with contextlib.suppress(OSError):
             fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
             total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def machine_cpu() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, over all cores (/proc/stat)."""
+    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = values[3] + values[4]  # idle + iowait
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (sum(values) - idle) / ticks, sum(values) / ticks
+
+
+def postgres_cpu_seconds() -> float:
+    """User + system CPU time so far of every PostgreSQL server process on the machine."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError):
+            text = stat.read_text()
+            if "(postgres)" in text:
+                fields = text.rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
     return total / os.sysconf("SC_CLK_TCK")
 
 
@@ -555,14 +581,18 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
             seconds = min(PROFILE_LIMIT_S, options.seconds)
             cpu_before = cpu_seconds(server_pid)
             provider_cpu_before = cpu_seconds(provider_pid)
+            postgres_before, machine_before = postgres_cpu_seconds(), machine_cpu()
             with RssSampler(server_pid) as memory, profiled(server_pid, profile, seconds):
                 load = wrk(url, headers, body_file, options.seconds, options.connections)
             events = settled_events(kind, workdir)
             cpu_s = cpu_seconds(server_pid) - cpu_before
             provider_cpu_s = cpu_seconds(provider_pid) - provider_cpu_before
+            postgres_cpu_s = postgres_cpu_seconds() - postgres_before
+            machine_after = machine_cpu()
+            busy = (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1])
             fresh = [value for key, value in events.items() if key not in seen]
             seen = events
-            rounds.append(Round(load, memory, fresh, cpu_s, provider_cpu_s))
+            rounds.append(Round(load, memory, fresh, cpu_s, provider_cpu_s, postgres_cpu_s, busy))
             print_round(kind, number, rounds[-1])
     return rounds
 
@@ -606,7 +636,9 @@ def print_round(kind: str, number: int, result: Round) -> None:
     print(
         f"    server CPU {result.cpu_s:.1f} s for {len(result.events)} commands: "
         f"{result.cpu_ms_per_command:.1f} ms per command; the fake provider's "
-        f"{result.provider_cpu_ms_per_command:.1f} ms per command",
+        f"{result.provider_cpu_ms_per_command:.1f} ms per command; PostgreSQL's "
+        f"{result.postgres_cpu_ms_per_command:.1f} ms per command; the machine's "
+        f"{os.cpu_count()} cores {result.machine_busy:.0%} busy",
         flush=True,
     )
 
@@ -649,6 +681,8 @@ def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:
         "fake provider CPU ms per command",
         [f"{r.provider_cpu_ms_per_command:.1f}" for r in rounds],
     )
+    row("PostgreSQL CPU ms per command", [f"{r.postgres_cpu_ms_per_command:.1f}" for r in rounds])
+    row(f"machine busy ({os.cpu_count()} cores)", [f"{r.machine_busy:.0%}" for r in rounds])
     row("non-2xx / socket errors", [f"{r.load.non_2xx} / {r.load.socket_errors}" for r in rounds])
     if len(rounds) > 1:
         first, last = rounds[0].memory.peak_kib, rounds[-1].memory.peak_kib

@@ -1,10 +1,18 @@
-"""The speech-presence check on its own: the same verdicts as the plain formula it implements
-(RMS per 20 ms frame, in dBFS, against an absolute floor and the recording's own noise floor)."""
+"""The recording's checks on their own: the speech-presence check gives the verdicts of the
+plain formula it implements (RMS per 20 ms frame, in dBFS, against an absolute floor and the
+recording's own noise floor), and the fast base64 decoder keeps the standard library's rules."""
 
 from __future__ import annotations
 
+import base64
+import binascii
+from collections.abc import Callable
+
 import numpy as np
+import pybase64
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from lisan.commands.audio import has_speech
 from tests.audio import padded, spoken
@@ -26,7 +34,8 @@ def reference_has_speech(pcm: bytes) -> bool:
 
 
 def _pcm(samples: np.ndarray) -> bytes:
-    return np.clip(samples, -32768, 32767).astype("<i2").tobytes()
+    clipped: np.ndarray = np.clip(samples, -32768, 32767)
+    return clipped.astype("<i2").tobytes()
 
 
 def _noise(seconds: float, dbfs: float, seed: int = 7) -> np.ndarray:
@@ -45,7 +54,7 @@ def _speech(text: str, language: str = "en-US", seconds: float = 3.0) -> np.ndar
     return np.frombuffer(padded(spoken(text, language), seconds), dtype="<i2").astype(float)
 
 
-SIGNALS = {
+SIGNALS: dict[str, Callable[[], np.ndarray]] = {
     "english speech": lambda: _speech("open telegram"),
     "amharic speech": lambda: _speech("ቴሌግራምን ክፈት", "am-ET"),
     "digital silence": lambda: np.zeros(RATE),
@@ -90,3 +99,27 @@ def test_it_agrees_with_the_plain_rule_on_random_mixtures(seed: int) -> None:
     ]
     pcm = _pcm(signal)
     assert has_speech(pcm) is reference_has_speech(pcm)
+
+
+_BASE64ISH = st.text(
+    alphabet=st.sampled_from(
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ \n!é"
+    ),
+    max_size=64,
+)
+
+
+def _outcome(decode: Callable[[str], bytes], text: str) -> bytes | None:
+    try:
+        return decode(text)
+    except (binascii.Error, ValueError):
+        return None
+
+
+@given(_BASE64ISH | st.binary(max_size=48).map(lambda raw: base64.b64encode(raw).decode()))
+def test_the_fast_decoder_keeps_the_standard_librarys_strict_rules(text: str) -> None:
+    """decode_pcm uses pybase64; what it accepts, and what it makes of it, is the standard
+    library's strict decoding, byte for byte."""
+    fast = _outcome(lambda t: pybase64.b64decode(t, validate=True), text)
+    standard = _outcome(lambda t: base64.b64decode(t, validate=True), text)
+    assert fast == standard
