@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.viewtree import FLAGS, ViewNode, label, parse_view_tree
+from lisan.commands.viewtree import FLAGS, ViewNode, ViewTree, label, parse_view_tree
 
 DESIGN_EXAMPLE = """\
 [n1] FrameLayout
@@ -248,3 +248,32 @@ def test_any_text_parses_without_error_into_well_formed_nodes(summary: str) -> N
         assert 1 <= len(node_id) <= 64
         assert parsed.flags <= FLAGS
         assert parsed.depth >= 0
+
+
+LINES = st.lists(
+    st.one_of(
+        st.builds(
+            ViewNode,
+            node_id=st.sampled_from(["n1", "n2", "a.b", "n1]", "x"]),
+            class_name=CLASSES,
+            text=QUOTED,
+            desc=QUOTED,
+            flags=st.frozensets(st.sampled_from(sorted(FLAGS))),
+            depth=st.integers(0, 3),
+        ).map(_render),
+        st.sampled_from(['text "[n1] Button"', "[n2]", "  [x] ", '[n1] A "unterminated']),
+        st.text(max_size=20),
+    ),
+    max_size=12,
+)
+
+
+@given(LINES, st.sampled_from(["n1", "n2", "a.b", "x", "n1]", "missing"]))
+def test_a_lazy_look_up_finds_what_the_full_parse_finds(lines: list[str], node_id: str) -> None:
+    summary = "\n".join(lines)
+    parsed = parse_view_tree(summary)
+    lazy = ViewTree(summary)
+    assert lazy.get(node_id) == parsed.get(node_id)
+    assert (node_id in lazy) == (node_id in parsed)
+    assert dict(lazy) == parsed
+    assert lazy.get(node_id) == parsed.get(node_id)  # after the full parse too

@@ -27,7 +27,7 @@ from lisan.commands.schemas import (
     CommandResponse,
     CommandStatus,
 )
-from lisan.commands.viewtree import ViewNode, parse_view_tree
+from lisan.commands.viewtree import ViewNode, ViewTree
 from lisan.consent import service as consent
 from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
@@ -145,7 +145,7 @@ async def validate(db: Executor, command: CommandRun, planned: Planned) -> Comma
             spoken = _spoken(raw_plan.get("speech_response_text"))
             return refusal.model_copy(update={"speech_response_text": spoken})
         screen = command.request.screen_context
-        nodes = parse_view_tree(screen.view_tree_summary)
+        nodes = ViewTree(screen.view_tree_summary)
         granted = await grants.granted_packages(db, command.user_id, required_packages(raw_plan))
         try:
             plan = validate_plan(raw_plan, nodes, granted)

@@ -22,6 +22,7 @@ backtracking into them), so a 64 KiB tree parses in a few milliseconds whatever 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 FLAGS = frozenset({"clickable", "scrollable", "editable", "checked", "selected", "disabled"})
@@ -61,6 +62,52 @@ def parse_view_tree(summary: str) -> dict[str, ViewNode]:
         if node is not None and node.node_id not in nodes:
             nodes[node.node_id] = node
     return nodes
+
+
+class ViewTree(Mapping[str, ViewNode]):
+    """The nodes of `parse_view_tree`, found on demand: a plan names a few ids, a screen may
+    hold hundreds of lines, and most plans are checked against none of them. A look-up parses
+    only the lines that contain `[id]`, first to last, so the first node with that id wins, as
+    in the full parse. Iterating parses everything once."""
+
+    def __init__(self, summary: str) -> None:
+        self._summary = summary
+        self._found: dict[str, ViewNode | None] = {}
+        self._all: dict[str, ViewNode] | None = None
+
+    def __getitem__(self, node_id: str) -> ViewNode:
+        if self._all is not None:
+            return self._all[node_id]
+        if node_id not in self._found:
+            self._found[node_id] = self._first_node(node_id)
+        node = self._found[node_id]
+        if node is None:
+            raise KeyError(node_id)
+        return node
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._parsed())
+
+    def __len__(self) -> int:
+        return len(self._parsed())
+
+    def _parsed(self) -> dict[str, ViewNode]:
+        if self._all is None:
+            self._all = parse_view_tree(self._summary)
+        return self._all
+
+    def _first_node(self, node_id: str) -> ViewNode | None:
+        summary, needle = self._summary, f"[{node_id}]"
+        at = summary.find(needle)
+        while at != -1:
+            start = summary.rfind("\n", 0, at) + 1
+            end = summary.find("\n", at)
+            end = len(summary) if end == -1 else end
+            node = _parse_line(summary[start:end])
+            if node is not None and node.node_id == node_id:
+                return node
+            at = summary.find(needle, end)
+        return None
 
 
 def label(node: ViewNode) -> str | None:
