@@ -6,10 +6,11 @@
 
 The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
 telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
-on a fresh one: the fake provider (tests/fakes/openai_server.py) and `lisan serve` (one worker,
-default INFO logging sent to /dev/null) run as separate processes; one device is registered and
-granted Telegram; wrk (bench/commands.lua) posts the same body with a new X-Idempotency-Key on
-every request: a 3 s warm-up, then --rounds measured rounds (2) of --seconds each.
+on a fresh one: the fake provider (tests/fakes/openai_server.py) and `lisan serve` (--workers,
+default 1; default INFO logging sent to /dev/null) run as separate processes; one device is
+registered and granted Telegram; wrk (bench/commands.lua) posts the same body with a new
+X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
+--seconds each.
 
 Reported per round:
 - requests/s and p50/p99 latency as wrk sees them, and the HTTP statuses received;
@@ -22,13 +23,17 @@ Reported per round:
   holds one provider wait;
 - the service's own time inside the pipeline, from the command_events rows the round wrote:
   server_timings total - transcribe - plan (whole milliseconds each, so +/- 1.5 ms). It covers
-  the idempotency claim, the vocabulary/consent/grant reads, the voice activity check, plan
-  validation and the answer's serialisation, including any queueing for them; not
-  authentication, reading and parsing the body, or the final write (event, bill, idempotent
-  answer). The provider stages themselves include our side of each call (WAV and multipart
-  encoding, httpx, waiting for a pooled connection), so that time counts as the provider's;
-- the server's CPU time (user + system, from /proc) per command recorded: what one command
-  costs the process, with no queueing in it;
+  the idempotency claim with the vocabulary and consent reads, the voice activity check, the
+  grants read, plan validation and the answer's serialisation, including any queueing for them
+  (a core, a database connection); not authentication, reading and parsing the body, or the
+  final writes (event, bill, idempotent answer). The provider stages themselves include our
+  side of each call (WAV and multipart encoding, httpx, waiting for a pooled connection), so
+  that time counts as the provider's;
+- the server's CPU time (user + system, from /proc, over all its processes with --workers)
+  per command recorded: what one command costs the service, with no queueing in it; beside
+  it, what the fake provider and PostgreSQL spent per command and how busy the machine's
+  cores were: wrk, the fake provider, PostgreSQL and the server share them, so once they are
+  busy the latencies are mostly queueing for a core;
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
