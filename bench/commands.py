@@ -269,14 +269,15 @@ def machine_cpu() -> tuple[float, float]:
 
 
 def postgres_cpu_seconds() -> float:
-    """User + system CPU time so far of every PostgreSQL server process on the machine."""
+    """User + system CPU time so far of every PostgreSQL server process on the machine, and of
+    the backends that have exited (the postmaster's reaped children)."""
     total = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):
             text = stat.read_text()
             if "(postgres)" in text:
                 fields = text.rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
+                total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
     return total / os.sysconf("SC_CLK_TCK")
 
 
