@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import sys
 import time
 import uuid
 from collections.abc import Iterator
@@ -14,13 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-LISAN = [sys.executable, "-m", "lisan"]
-
-
-def _env(**overrides: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
-    env.update(overrides)
-    return env
+from tests.cli import LISAN, clean_env
 
 
 def _free_port() -> int:
@@ -62,14 +54,14 @@ def _serve(env: dict[str, str], cwd: Path) -> Iterator[str]:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[str]:
     yield from _serve(
-        _env(LISAN_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/db/lisan.db"), tmp_path
+        clean_env(LISAN_DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/db/lisan.db"), tmp_path
     )
 
 
 @pytest.fixture
 def served_without_database(tmp_path: Path) -> Iterator[str]:
     yield from _serve(
-        _env(LISAN_DATABASE_URL="postgresql+asyncpg://postgres@127.0.0.1:1/x"), tmp_path
+        clean_env(LISAN_DATABASE_URL="postgresql+asyncpg://postgres@127.0.0.1:1/x"), tmp_path
     )
 
 
@@ -103,7 +95,7 @@ def test_migrate_creates_the_schema(tmp_path: Path) -> None:
     database = tmp_path / "m.db"
     result = subprocess.run(
         [*LISAN, "migrate"],
-        env=_env(LISAN_DATABASE_URL=f"sqlite+aiosqlite:///{database}"),
+        env=clean_env(LISAN_DATABASE_URL=f"sqlite+aiosqlite:///{database}"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -119,7 +111,7 @@ def test_migrate_creates_the_schema(tmp_path: Path) -> None:
 def test_a_bad_setting_exits_1_with_one_line(tmp_path: Path) -> None:
     result = subprocess.run(
         [*LISAN, "migrate"],
-        env=_env(LISAN_SESSION_TTL_S="soon"),
+        env=clean_env(LISAN_SESSION_TTL_S="soon"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -141,7 +133,7 @@ def test_bad_arguments_exit_2() -> None:
 def test_migrate_against_a_missing_database_fails_cleanly(tmp_path: Path) -> None:
     result = subprocess.run(
         [*LISAN, "migrate"],
-        env=_env(LISAN_DATABASE_URL="postgresql+asyncpg://postgres@127.0.0.1:1/x"),
+        env=clean_env(LISAN_DATABASE_URL="postgresql+asyncpg://postgres@127.0.0.1:1/x"),
         capture_output=True,
         text=True,
         timeout=60,

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -24,43 +20,12 @@ from lisan.core import tokens
 from lisan.core.database import create_engine
 from lisan.core.settings import Settings
 from tests.admin.support import user_path
+from tests.cli import lisan, messages
 from tests.conftest import client_for
 from tests.contract import assert_matches_contract
 from tests.factories import Device, bearer, register
 
-LISAN = [sys.executable, "-m", "lisan"]
 ADMIN_TOKEN_SHAPE = re.compile(r"lsn_a_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}")
-
-
-def _env(**overrides: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
-    env.update(overrides)
-    return env
-
-
-async def lisan(database_url: str, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return await asyncio.to_thread(
-        subprocess.run,
-        [*LISAN, *args],
-        env=_env(LISAN_DATABASE_URL=database_url),
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def _is_log_record(line: str) -> bool:
-    try:
-        record = json.loads(line)
-    except ValueError:
-        return False
-    return isinstance(record, dict) and "level" in record
-
-
-def messages(stderr: str) -> list[str]:
-    """What stderr says besides structured log records (one JSON object a line)."""
-    return [line for line in stderr.splitlines() if line.strip() and not _is_log_record(line)]
 
 
 @pytest.fixture

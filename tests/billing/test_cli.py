@@ -13,7 +13,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.billing.models import Subscription
-from tests.billing.support import entitlement_of, lisan, messages
+from tests.billing.support import entitlement_of
+from tests.cli import lisan, messages
 from tests.factories import Device, register
 
 

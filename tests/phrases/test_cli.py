@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,16 +11,13 @@ import pytest
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
 from lisan.users.models import Locale
-
-LISAN = [sys.executable, "-m", "lisan"]
+from tests.cli import LISAN, clean_env
 
 
 def export(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
-    clean.update(env)
     return subprocess.run(
         [*LISAN, "phrases", "export", *args],
-        env=clean,
+        env=clean_env(**env),
         cwd=cwd,
         capture_output=True,
         timeout=60,
