@@ -70,7 +70,7 @@ from typing import Any
 import httpx
 from tests.audio import b64, padded, spoken
 
-from bench.identity import free_port, wait_for
+from bench.common import free_port, wait_for, wrk_field, wrk_millis
 
 ROOT = Path(__file__).resolve().parents[1]
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
@@ -352,21 +352,6 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
 # --- wrk -------------------------------------------------------------------------------------
 
 
-def _millis(text: str) -> float:
-    match = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
-    if match is None:
-        raise ValueError(f"wrk printed a latency this script cannot read: {text!r}")
-    number, unit = match.groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
-
-
-def _field(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if match is None:
-        raise ValueError(f"no {pattern!r} in wrk's output")
-    return match.group(1)
-
-
 def wrk(url: str, headers: dict[str, str], body_file: Path, seconds: int, connections: int) -> Load:
     nonce = secrets.token_hex(4)  # this run's keys never collide with another run's
     threads = min(2, connections)  # wrk wants at least one connection per thread
@@ -394,10 +379,10 @@ def wrk(url: str, headers: dict[str, str], body_file: Path, seconds: int, connec
         raise SystemExit(f"wrk failed ({finished.returncode}): {finished.stderr}\n{output}")
     try:
         load = Load(
-            requests=int(_field(r"(\d+) requests in", output)),
-            requests_per_s=float(_field(r"Requests/sec:\s+([\d.]+)", output)),
-            p50_ms=_millis(_field(r"\s50%\s+(\S+)", output)),
-            p99_ms=_millis(_field(r"\s99%\s+(\S+)", output)),
+            requests=int(wrk_field(r"(\d+) requests in", output)),
+            requests_per_s=float(wrk_field(r"Requests/sec:\s+([\d.]+)", output)),
+            p50_ms=wrk_millis(wrk_field(r"\s50%\s+(\S+)", output)),
+            p99_ms=wrk_millis(wrk_field(r"\s99%\s+(\S+)", output)),
             non_2xx=0,
             socket_errors=0,
             socket_detail="none",

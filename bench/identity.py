@@ -16,18 +16,18 @@ import asyncio
 import os
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+
+from bench.common import free_port, wait_for, wrk_field, wrk_millis
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
@@ -41,24 +41,6 @@ class Sample:
     p50_ms: float
     p99_ms: float
     non_2xx: int
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def wait_for(url: str, timeout_s: float = 60) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        try:
-            httpx.get(url, timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise SystemExit(f"server at {url} did not start")
 
 
 @contextmanager
@@ -75,30 +57,15 @@ def server(command: list[str], env: dict[str, str], port: int) -> Iterator[str]:
         process.wait(timeout=15)
 
 
-def _millis(text: str) -> float:
-    match = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text)
-    if match is None:
-        raise ValueError(f"wrk printed a latency this script cannot read: {text!r}")
-    number, unit = match.groups()
-    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0, "m": 60_000.0}[unit]
-
-
-def _field(pattern: str, text: str) -> str:
-    match = re.search(pattern, text)
-    if match is None:
-        raise ValueError(f"no {pattern!r} in wrk's output")
-    return match.group(1)
-
-
 def wrk(url: str, headers: dict[str, str], seconds: int, connections: int) -> Sample:
     command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--latency"]
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
     output = subprocess.run([*command, url], capture_output=True, text=True, check=True).stdout
     try:
-        rate = float(_field(r"Requests/sec:\s+([\d.]+)", output))
-        p50 = _millis(_field(r"\s50%\s+(\S+)", output))
-        p99 = _millis(_field(r"\s99%\s+(\S+)", output))
+        rate = float(wrk_field(r"Requests/sec:\s+([\d.]+)", output))
+        p50 = wrk_millis(wrk_field(r"\s50%\s+(\S+)", output))
+        p99 = wrk_millis(wrk_field(r"\s99%\s+(\S+)", output))
     except ValueError as exc:
         raise SystemExit(f"{exc}\n--- wrk output ---\n{output}") from None
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
