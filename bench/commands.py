@@ -190,7 +190,8 @@ class Round:
 
     @property
     def postgres_cpu_ms_per_command(self) -> float:
-        return self.postgres_cpu_s * 1000 / len(self.events) if self.events else float("nan")
+        """Per command wrk completed: PostgreSQL's CPU is read when wrk stops."""
+        return self.postgres_cpu_s * 1000 / self.load.requests if self.load.requests else 0.0
 
     def stage_ms(self, stage: str) -> list[float]:
         return [float(t[stage]) for _, t in self.events if stage in t]
@@ -575,12 +576,14 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
             postgres_before, machine_before = postgres_cpu_seconds(), machine_cpu()
             with RssSampler(server_pid) as memory, profiled(server_pid, profile, seconds):
                 load = wrk(url, headers, body_file, options.seconds, options.connections)
-            events = settled_events(kind, workdir)
-            cpu_s = cpu_seconds(server_pid) - cpu_before
-            provider_cpu_s = cpu_seconds(provider_pid) - provider_cpu_before
+            # Read before settling: the bench's own polling of command_events costs the
+            # database (and the machine) CPU that no command spent.
             postgres_cpu_s = postgres_cpu_seconds() - postgres_before
             machine_after = machine_cpu()
             busy = (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1])
+            events = settled_events(kind, workdir)
+            cpu_s = cpu_seconds(server_pid) - cpu_before
+            provider_cpu_s = cpu_seconds(provider_pid) - provider_cpu_before
             fresh = [value for key, value in events.items() if key not in seen]
             seen = events
             rounds.append(Round(load, memory, fresh, cpu_s, provider_cpu_s, postgres_cpu_s, busy))
