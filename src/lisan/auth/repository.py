@@ -8,9 +8,10 @@ from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.auth.models import DeviceSession
+from lisan.core.database import table_of
 from lisan.users.repository import with_account
 
-_table = DeviceSession.__table__
+_table = table_of(DeviceSession)
 
 # Built once, with a bind parameter, so no statement is constructed (or cache key computed)
 # per request: this is the hot path of every user request.

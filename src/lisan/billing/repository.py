@@ -5,13 +5,13 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Row, Table, delete, func, literal, select
+from sqlalchemy import Row, delete, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
-from lisan.core.database import Executor, PerDialect, dialect_name
+from lisan.core.database import Executor, PerDialect, dialect_name, table_of
 
-_BILLED: Table = BilledCommand.__table__  # type: ignore[assignment]
+_BILLED = table_of(BilledCommand)
 # Built once, on the table rather than the entity: it runs on every billed command.
 _BILL_ONCE = PerDialect(
     lambda insert: insert(_BILLED).on_conflict_do_nothing(index_elements=[_BILLED.c.bill_id])

@@ -117,8 +117,10 @@ async def _try_claim(
     if await repository.insert_if_absent(db, fresh):  # the common case: one statement
         return _OWNED
     record = await repository.stored(db, user_id, key)
-    if record is None or record.expires_at <= now:  # released meanwhile, or past its 24 h
+    if record is not None and record.expires_at <= now:  # past its 24 h: the key is free again
         await repository.remove(db, user_id, key)
+        record = None
+    if record is None:  # removed, or released by its owner since the insert found it
         return _OWNED if await repository.insert_if_absent(db, fresh) else _HELD
     if record.body_hash != digest:
         raise KeyReused

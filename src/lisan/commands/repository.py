@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
-from lisan.core.database import Executor, PerDialect
+from lisan.core.database import Executor, PerDialect, table_of
 
-_RECORDS: Table = IdempotencyRecord.__table__  # type: ignore[assignment]
+_RECORDS = table_of(IdempotencyRecord)
 # Named apart from the columns: an UPDATE reserves the column names for its SET values.
 _THIS_KEY = (_RECORDS.c.user_id == bindparam("of_user")) & (_RECORDS.c.key == bindparam("of_key"))
 

@@ -50,7 +50,7 @@ async def execute(
         idempotency.body_hash(raw_body),
         wait_s=bound,
         lease_s=bound + WAIT_MARGIN_S,
-        then=lambda session: pipeline.read_context(session, command),
+        then=lambda connection: pipeline.read_context(connection, command),
     )
     if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
         return CommandAnswer(claimed.status, claimed.body, replayed=True)

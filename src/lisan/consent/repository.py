@@ -17,9 +17,7 @@ _OF_SCOPE = (ConsentGrant.user_id == bindparam("user_id")) & (
 )
 _LATEST = select(ConsentGrant).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
 # The same probe for its decision only (no entity to load): it runs on every command.
-_LATEST_DECISION = (
-    select(ConsentGrant.granted).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
-)
+_LATEST_DECISION = _LATEST.with_only_columns(ConsentGrant.granted)
 
 
 async def add(session: AsyncSession, grant: ConsentGrant) -> None:

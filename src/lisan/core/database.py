@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import MetaData, event, text
+from sqlalchemy import MetaData, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.engine.interfaces import DBAPIConnection
@@ -37,6 +37,16 @@ class Base(DeclarativeBase):
 
 
 T = TypeVar("T")
+
+
+def table_of(model: type[Base]) -> Table:
+    """A model's table, for Core statements built once on it (the ORM types `__table__` as
+    the wider FromClause)."""
+    table = model.__table__
+    if not isinstance(table, Table):
+        raise TypeError(f"{model.__name__} is not mapped to a table")
+    return table
+
 
 # What a service runs its statements on: an ORM session, or a bare connection where only Core
 # statements run (the command path, where a session's bookkeeping costs more than its queries).

@@ -4,13 +4,13 @@ import uuid
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor, PerDialect
+from lisan.core.database import Executor, PerDialect, table_of
 from lisan.telemetry.models import CommandEvent
 
-_EVENTS: Table = CommandEvent.__table__  # type: ignore[assignment]
+_EVENTS = table_of(CommandEvent)
 
 
 def _upsert_server_side(insert: Callable[..., Any]) -> Any:

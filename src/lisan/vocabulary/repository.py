@@ -5,16 +5,16 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import Table, bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor, PerDialect
+from lisan.core.database import Executor, PerDialect, table_of
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
 
 
-_COUNTS: Table = VocabularyCount.__table__  # type: ignore[assignment]
+_COUNTS = table_of(VocabularyCount)
 _ENSURE_COUNT_ROW = PerDialect(
     lambda insert: insert(_COUNTS).on_conflict_do_nothing(index_elements=[_COUNTS.c.user_id])
 )
