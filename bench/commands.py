@@ -70,9 +70,8 @@ from typing import Any
 import httpx
 from tests.audio import b64, padded, spoken
 
-from bench.common import free_port, wait_for, wrk_field, wrk_millis
+from bench.common import ROOT, free_port, process, wrk_field, wrk_millis
 
-ROOT = Path(__file__).resolve().parents[1]
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 POSTGRES_DATABASE = "lisan_bench_commands"
@@ -214,31 +213,6 @@ def percentile(values: list[float], q: int) -> float:
 # --- processes -------------------------------------------------------------------------------
 
 
-@contextmanager
-def process(
-    command: list[str], env: dict[str, str], ready_url: str, log: Path | None = None
-) -> Iterator[int]:
-    """Start `command`, wait until `ready_url` answers, yield its pid. Its output goes to
-    /dev/null, or its stderr (where the service logs) to `log` when given."""
-    with contextlib.ExitStack() as files:  # the child keeps its own copy of the descriptor
-        stderr = files.enter_context(log.open("ab")) if log else subprocess.DEVNULL
-        child = subprocess.Popen(
-            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
-        )
-    try:
-        wait_for(ready_url)
-        if child.poll() is not None:
-            raise SystemExit(f"{command[2:4]} exited with {child.returncode}; is the port free?")
-        yield child.pid
-    finally:
-        child.terminate()
-        try:
-            child.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait(timeout=5)
-
-
 def process_tree(pid: int) -> list[int]:
     """`pid` and its descendants (uvicorn's worker processes under --workers)."""
     tree, index = [pid], 0
@@ -250,15 +224,19 @@ def process_tree(pid: int) -> list[int]:
     return tree
 
 
+def _cpu_ticks(pid: int, *, reaped: bool = False) -> int:
+    """User + system clock ticks of `pid` so far (/proc/PID/stat fields 14 and 15), and with
+    `reaped` those of its children that have exited (16 and 17); 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return sum(int(value) for value in fields[11 : 15 if reaped else 13])
+
+
 def cpu_seconds(pid: int) -> float:
-    """User + system CPU time so far of `pid` and its descendants (/proc/PID/stat fields 14
-    and 15 of each)."""
-    total = 0
-    for member in process_tree(pid):
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{member}/stat").read_text().rsplit(")", 1)[1].split()
-            total += int(fields[11]) + int(fields[12])
-    return total / os.sysconf("SC_CLK_TCK")
+    """User + system CPU time so far of `pid` and its descendants."""
+    return sum(_cpu_ticks(member) for member in process_tree(pid)) / os.sysconf("SC_CLK_TCK")
 
 
 def machine_cpu() -> tuple[float, float]:
@@ -272,14 +250,12 @@ def machine_cpu() -> tuple[float, float]:
 def postgres_cpu_seconds() -> float:
     """User + system CPU time so far of every PostgreSQL server process on the machine, and of
     the backends that have exited (the postmaster's reaped children)."""
-    total = 0
+    ticks = 0
     for stat in Path("/proc").glob("[0-9]*/stat"):
         with contextlib.suppress(OSError):
-            text = stat.read_text()
-            if "(postgres)" in text:
-                fields = text.rsplit(")", 1)[1].split()
-                total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
-    return total / os.sysconf("SC_CLK_TCK")
+            if "(postgres)" in stat.read_text():
+                ticks += _cpu_ticks(int(stat.parent.name), reaped=True)
+    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class RssSampler:

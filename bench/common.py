@@ -1,12 +1,20 @@
-"""What the benchmarks share: free ports, waiting for a server, and reading wrk's report."""
+"""What the benchmarks share: free ports, starting a server and waiting for it, and reading
+wrk's report."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 import socket
+import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def free_port() -> int:
@@ -25,6 +33,31 @@ def wait_for(url: str, timeout_s: float = 60) -> None:
         except httpx.TransportError:
             time.sleep(0.1)
     raise SystemExit(f"server at {url} did not start")
+
+
+@contextmanager
+def process(
+    command: list[str], env: dict[str, str], ready_url: str, log: Path | None = None
+) -> Iterator[int]:
+    """Start `command`, wait until `ready_url` answers, yield its pid. Its output goes to
+    /dev/null, or its stderr (where the service logs) to `log` when given."""
+    with contextlib.ExitStack() as files:  # the child keeps its own copy of the descriptor
+        stderr = files.enter_context(log.open("ab")) if log else subprocess.DEVNULL
+        child = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr
+        )
+    try:
+        wait_for(ready_url)
+        if child.poll() is not None:
+            raise SystemExit(f"{command[2:4]} exited with {child.returncode}; is the port free?")
+        yield child.pid
+    finally:
+        child.terminate()
+        try:
+            child.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=5)
 
 
 def wrk_millis(text: str) -> float:

@@ -20,16 +20,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 
-from bench.common import free_port, wait_for, wrk_field, wrk_millis
+from bench.common import free_port, process, wrk_field, wrk_millis
 
-ROOT = Path(__file__).resolve().parents[1]
 POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 POSTGRES_BENCH = "postgresql+asyncpg://postgres@127.0.0.1:5432/lisan_bench"
 INSTALL_ID = "bench-install-0000000001"
@@ -41,20 +38,6 @@ class Sample:
     p50_ms: float
     p99_ms: float
     non_2xx: int
-
-
-@contextmanager
-def server(command: list[str], env: dict[str, str], port: int) -> Iterator[str]:
-    process = subprocess.Popen(
-        command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{base}/v1/users/me")
-        yield base
-    finally:
-        process.terminate()
-        process.wait(timeout=15)
 
 
 def wrk(url: str, headers: dict[str, str], seconds: int, connections: int) -> Sample:
@@ -111,12 +94,13 @@ def run(kind: str, rounds: int, seconds: int, connections: int) -> tuple[Sample,
         "--log-level",
         "warning",
     ]
-    with server(service_cmd, env, service_port) as service_url:
+    service_url, floor_url = f"http://127.0.0.1:{service_port}", f"http://127.0.0.1:{floor_port}"
+    with process(service_cmd, env, f"{service_url}/v1/users/me"):
         token = httpx.post(
             f"{service_url}/v1/auth/register-device", json={"install_id": INSTALL_ID}
         ).json()["session_token"]
         headers = {"Authorization": f"Bearer {token}", "X-Install-ID": INSTALL_ID}
-        with server(floor_cmd, env, floor_port) as floor_url:
+        with process(floor_cmd, env, f"{floor_url}/v1/users/me"):
             targets = {"service": f"{service_url}/v1/users/me", "floor": f"{floor_url}/v1/users/me"}
             for target in targets.values():
                 assert httpx.get(target, headers=headers).status_code == 200
