@@ -22,13 +22,13 @@ from lisan.commands.safety import (
     required_packages,
     validate_plan,
 )
-from lisan.commands.viewtree import parse_view_tree
+from lisan.commands.viewtree import ViewTree
 
 APP = "com.example.chat"
 OTHER_APP = "org.telegram.messenger"
 UNGRANTED = "com.evil.app"
 GRANTED = frozenset({APP, OTHER_APP})
-NODES = parse_view_tree(
+NODES = ViewTree(
     """\
 [n1] FrameLayout
   [n2] TextView "Chats"
@@ -48,6 +48,9 @@ REASONS = {
     "unknown_target_node",
     "app_not_granted",
     "too_many_steps",
+    "target_disabled",
+    "app_mismatch",
+    "stale_target",
 }
 
 Json = Any
@@ -78,9 +81,18 @@ def plan(*steps: dict[str, Json], **fields: Json) -> dict[str, Json]:
     return base | fields
 
 
-def rejection(raw: Json, granted: frozenset[str] = GRANTED) -> str:
+def validated(
+    raw: Json, granted: frozenset[str] = GRANTED, tree: ViewTree = NODES, current: str = APP
+) -> SafePlan:
+    """The plan checked against a screen of `current` (APP: granted, as in most tests)."""
+    return validate_plan(raw, tree, granted, current_package=current)
+
+
+def rejection(
+    raw: Json, granted: frozenset[str] = GRANTED, tree: ViewTree = NODES, current: str = APP
+) -> str:
     with pytest.raises(PlanRejected) as caught:
-        validate_plan(raw, NODES, granted)
+        validated(raw, granted, tree, current)
     assert caught.value.reason in REASONS
     return caught.value.reason
 
@@ -95,10 +107,10 @@ def test_a_valid_plan_becomes_a_safe_plan() -> None:
         step(action_type="TAP", target_node_id="n6"),
         step(action_type="BACK", target_node_id=None),
         step(action_type="HOME"),
-        step(action_type="OPEN_APP", target_node_id=None, payload="Telegram"),
+        step(action_type="OPEN_APP", target_node_id=None, payload="Chat"),
         speech_response_text="ok",
     )
-    assert validate_plan(raw, NODES, GRANTED) == SafePlan(
+    assert validated(raw) == SafePlan(
         package_name=APP,
         steps=(
             SafeStep("TEXT_INPUT", "n3", "selam", False),
@@ -106,34 +118,33 @@ def test_a_valid_plan_becomes_a_safe_plan() -> None:
             SafeStep("TAP", "n6", None, False),
             SafeStep("BACK", None, None, False),
             SafeStep("HOME", "n2", None, False),
-            SafeStep("OPEN_APP", None, "Telegram", False),
+            SafeStep("OPEN_APP", None, "Chat", False),
         ),
         planner_asked_confirmation=False,
-        speech_response_text="ok",
     )
 
 
 def test_optional_keys_may_be_absent() -> None:
     raw = {"package_name": APP, "steps": [{"action_type": "BACK", "is_destructive": False}]}
-    assert validate_plan(raw, NODES, GRANTED) == SafePlan(
-        APP, (SafeStep("BACK", None, None, False),), False, None
-    )
+    assert validated(raw) == SafePlan(APP, (SafeStep("BACK", None, None, False),), False)
 
 
 def test_unknown_keys_are_dropped_not_passed_on() -> None:
     raw = plan(step(step_id="x", command="rm -rf /", extra={"a": 1}), rogue=True)
-    safe = validate_plan(raw, NODES, GRANTED)
+    safe = validated(raw)
     assert safe.steps == (SafeStep("TAP", "n2", None, False),)
 
 
 def test_the_planners_confirmation_request_is_kept() -> None:
-    assert validate_plan(plan(needs_confirmation=True), NODES, GRANTED).planner_asked_confirmation
+    assert validated(plan(needs_confirmation=True)).planner_asked_confirmation
 
 
 def test_validation_does_not_change_the_raw_plan() -> None:
-    raw = plan(step(target_node_id="n7"), step(action_type="OPEN_APP", payload=OTHER_APP))
+    raw = plan(
+        step(target_node_id="n7"), step(action_type="OPEN_APP", payload=APP, target_node_id=None)
+    )
     before = copy.deepcopy(raw)
-    validate_plan(raw, NODES, GRANTED)
+    validated(raw)
     assert raw == before
 
 
@@ -192,7 +203,7 @@ def test_text_input_needs_a_string_payload(text_input: dict[str, Json]) -> None:
 
 def test_text_input_may_type_an_empty_string() -> None:
     raw = plan(step(action_type="TEXT_INPUT", target_node_id="n3", payload=""))
-    assert validate_plan(raw, NODES, GRANTED).steps[0].payload == ""
+    assert validated(raw).steps[0].payload == ""
 
 
 # --- action_not_allowed -------------------------------------------------------------------
@@ -213,8 +224,8 @@ def test_a_step_without_an_action_type_is_not_allowed() -> None:
 
 @pytest.mark.parametrize("action_type", sorted(ACTION_TYPES))
 def test_each_of_the_six_is_allowed(action_type: str) -> None:
-    raw = plan(step(action_type=action_type, payload="x"))
-    assert validate_plan(raw, NODES, GRANTED).steps[0].action_type == action_type
+    raw = plan(step(action_type=action_type, payload="down"))
+    assert validated(raw).steps[0].action_type == action_type
 
 
 def test_the_six_are_the_contracts_action_types() -> None:
@@ -244,20 +255,20 @@ def test_a_target_must_be_a_node_of_the_view_tree(target: Json) -> None:
 
 def test_no_target_node_may_be_named_on_an_empty_screen() -> None:
     with pytest.raises(PlanRejected) as caught:
-        validate_plan(plan(step(target_node_id="n2")), {}, GRANTED)
+        validated(plan(step(target_node_id="n2")), tree=ViewTree(""))
     assert caught.value.reason == "unknown_target_node"
 
 
 def test_a_target_named_only_in_a_text_line_is_unknown() -> None:
-    nodes = parse_view_tree('[n1] Button "OK"\nthe delete button is [n5]')
+    nodes = ViewTree('[n1] Button "OK"\nthe delete button is [n5]')
     with pytest.raises(PlanRejected) as caught:
-        validate_plan(plan(step(target_node_id="n5")), nodes, GRANTED)
+        validated(plan(step(target_node_id="n5")), tree=nodes)
     assert caught.value.reason == "unknown_target_node"
 
 
 def test_a_null_or_absent_target_is_fine() -> None:
     raw = plan(step(target_node_id=None), without(step(), "target_node_id"))
-    assert [s.target_node_id for s in validate_plan(raw, NODES, GRANTED).steps] == [None, None]
+    assert [s.target_node_id for s in validated(raw).steps] == [None, None]
 
 
 # --- too_many_steps -----------------------------------------------------------------------
@@ -268,7 +279,7 @@ def test_max_steps_is_twenty() -> None:
 
 
 def test_twenty_steps_pass_and_twenty_one_do_not() -> None:
-    assert len(validate_plan(plan(*[step()] * MAX_STEPS), NODES, GRANTED).steps) == MAX_STEPS
+    assert len(validated(plan(*[step()] * MAX_STEPS)).steps) == MAX_STEPS
     assert rejection(plan(*[step()] * (MAX_STEPS + 1))) == "too_many_steps"
 
 
@@ -302,19 +313,26 @@ def test_open_app_naming_a_package_needs_that_package_granted_too() -> None:
 
 def test_open_app_naming_a_granted_package_passes() -> None:
     opens = step(action_type="OPEN_APP", target_node_id=None, payload=OTHER_APP)
-    assert validate_plan(plan(opens), NODES, GRANTED).steps[0].payload == OTHER_APP
+    safe = validated(plan(opens, package_name=OTHER_APP))
+    assert safe.steps[0].payload == OTHER_APP
+    assert not safe.steps[0].is_destructive  # a package name names itself
+
+
+def test_open_app_naming_another_package_than_the_plans_is_a_mismatch() -> None:
+    opens = step(action_type="OPEN_APP", target_node_id=None, payload=OTHER_APP)
+    assert rejection(plan(opens)) == "app_mismatch"
 
 
 @pytest.mark.parametrize("payload", ["Telegram", "ቴሌግራም", "my.app ", "a.", None])
 def test_open_app_by_spoken_name_opens_the_plans_own_app(payload: str | None) -> None:
     opens = step(action_type="OPEN_APP", target_node_id=None, payload=payload)
-    assert validate_plan(plan(opens), NODES, GRANTED).package_name == APP
+    assert validated(plan(opens)).package_name == APP
     assert rejection(plan(opens, package_name=UNGRANTED)) == "app_not_granted"
 
 
 def test_a_package_name_in_another_steps_payload_needs_no_grant() -> None:
     typed = step(action_type="TEXT_INPUT", target_node_id="n3", payload=UNGRANTED)
-    assert validate_plan(plan(typed), NODES, GRANTED).steps[0].payload == UNGRANTED
+    assert validated(plan(typed)).steps[0].payload == UNGRANTED
 
 
 # --- the order of the checks --------------------------------------------------------------
@@ -424,29 +442,28 @@ def test_a_known_false_alarm_errs_on_the_safe_side() -> None:
 def test_a_step_on_a_destructive_looking_node_is_destructive_whatever_the_planner_says(
     line: str, reason: str
 ) -> None:
-    nodes = parse_view_tree(line)
-    safe = validate_plan(plan(step(target_node_id="t", is_destructive=False)), nodes, GRANTED)
+    safe = validated(plan(step(target_node_id="t", is_destructive=False)), tree=ViewTree(line))
     assert safe.steps[0].is_destructive, reason
     assert safe.first_destructive() == safe.steps[0]
 
 
 def test_the_upgrade_never_downgrades_the_planner() -> None:
-    safe = validate_plan(plan(step(target_node_id="n2", is_destructive=True)), NODES, GRANTED)
+    safe = validated(plan(step(target_node_id="n2", is_destructive=True)))
     assert safe.steps[0].is_destructive
 
 
 def test_harmless_nodes_keep_the_planners_false() -> None:
     raw = plan(step(target_node_id="n2"), step(target_node_id="n9"), step(target_node_id=None))
-    assert not any(s.is_destructive for s in validate_plan(raw, NODES, GRANTED).steps)
+    assert not any(s.is_destructive for s in validated(raw).steps)
 
 
 def test_only_the_target_node_is_read_not_the_payload() -> None:
-    # The planner's flag decides for what a step types or opens; the upgrade reads the screen.
+    # The planner's flag decides for what a step types; the upgrade reads the screen.
     raw = plan(
         step(action_type="TEXT_INPUT", target_node_id="n3", payload="delete everything"),
-        step(action_type="OPEN_APP", target_node_id=None, payload="Send Money"),
+        step(action_type="OPEN_APP", target_node_id=None, payload="Chat"),
     )
-    assert not any(s.is_destructive for s in validate_plan(raw, NODES, GRANTED).steps)
+    assert not any(s.is_destructive for s in validated(raw).steps)
 
 
 # --- confirmation -------------------------------------------------------------------------
@@ -469,7 +486,7 @@ def test_requires_confirmation(
     destructive: bool, planner_asked: bool, confident: bool, expected: bool
 ) -> None:
     steps = (SafeStep("TAP", "n2", None, False), SafeStep("BACK", None, None, destructive))
-    safe = SafePlan(APP, steps, planner_asked, None)
+    safe = SafePlan(APP, steps, planner_asked)
     assert safe.requires_confirmation(transcriber_confident=confident) is expected
 
 
@@ -477,12 +494,12 @@ def test_first_destructive_is_the_first_such_step() -> None:
     harmless = SafeStep("TAP", "n2", None, False)
     first = SafeStep("TAP", "n7", None, True)
     second = SafeStep("TAP", "n8", None, True)
-    assert SafePlan(APP, (harmless, first, second), False, None).first_destructive() is first
-    assert SafePlan(APP, (harmless,), True, None).first_destructive() is None
+    assert SafePlan(APP, (harmless, first, second), False).first_destructive() is first
+    assert SafePlan(APP, (harmless,), True).first_destructive() is None
 
 
 def test_a_validated_delete_tap_needs_confirmation() -> None:
-    safe = validate_plan(plan(step(target_node_id="n8")), NODES, GRANTED)
+    safe = validated(plan(step(target_node_id="n8")))
     assert safe.requires_confirmation(transcriber_confident=True)
 
 
@@ -523,7 +540,8 @@ def test_required_packages_names_the_plan_app_and_opened_packages() -> None:
         step(action_type="TEXT_INPUT", payload=UNGRANTED),
         step(action_type="open_app", payload="com.lower.case"),
     )
-    assert required_packages(raw) == {APP, OTHER_APP}
+    assert required_packages(raw, "com.on.screen") == {APP, OTHER_APP, "com.on.screen"}
+    assert required_packages(raw, "") == {APP, OTHER_APP}
 
 
 @pytest.mark.parametrize(
@@ -543,7 +561,8 @@ def test_required_packages_names_the_plan_app_and_opened_packages() -> None:
     ],
 )
 def test_required_packages_is_best_effort_on_garbage(raw: Json, expected: set[str]) -> None:
-    assert required_packages(raw) == expected
+    assert required_packages(raw, "") == expected
+    assert required_packages(raw, "not a package") == expected
 
 
 # --- property: whatever the planner says --------------------------------------------------
@@ -555,7 +574,21 @@ JSON = st.recursive(
     ),
     max_leaves=12,
 )
-NODE_IDS = sorted(NODES)
+# Screens the property tests draw from: the usual one, one where a clickable row holds a
+# destructive label only in a child, one where an injected line duplicates a target id, one with
+# a disabled button, and none at all.
+SCREENS = [
+    NODES,
+    ViewTree(
+        '[n1] FrameLayout\n  [n2] LinearLayout {clickable}\n    [n3] TextView "Delete account"\n'
+        '  [n4] TextView "Chats" {clickable}'
+    ),
+    ViewTree('[n9] TextView "Cancel"\n[n1] View\n  [n9] Button "Delete everything" {clickable}'),
+    ViewTree('[n2] Button "Chats" {clickable, disabled}\n[n3] EditText "Message" {editable}'),
+    ViewTree(""),
+]
+NODE_IDS = sorted({"n1", "n2", "n3", "n4", "n9", *NODES})
+SCREEN_APPS = [APP, OTHER_APP, UNGRANTED, ""]
 
 
 def mostly(valid: st.SearchStrategy[Json], odds: int = 8) -> st.SearchStrategy[Json]:
@@ -580,7 +613,8 @@ STEP = sometimes_missing(
         "action_type": mostly(st.sampled_from(sorted(ACTION_TYPES)), 40),
         "target_node_id": mostly(st.sampled_from([*NODE_IDS, None]), 40),
         "payload": mostly(
-            st.sampled_from(["hi", "hi", OTHER_APP, UNGRANTED, "Telegram", None]), 60
+            st.sampled_from(["hi", "down", OTHER_APP, APP, UNGRANTED, "Telegram", "Chat", None]),
+            60,
         ),
         "is_destructive": mostly(st.booleans(), 60),
         "step_id": JSON,
@@ -588,7 +622,7 @@ STEP = sometimes_missing(
 )
 PLAN = sometimes_missing(
     {
-        "package_name": mostly(st.sampled_from([APP, OTHER_APP, UNGRANTED]), 30),
+        "package_name": mostly(st.sampled_from([APP, OTHER_APP, UNGRANTED, ""]), 30),
         "steps": mostly(st.lists(mostly(STEP, 60), min_size=1, max_size=MAX_STEPS + 2), 30),
         "needs_confirmation": mostly(st.booleans(), 30),
         "speech_response_text": mostly(st.none() | st.text(max_size=8), 30),
@@ -598,45 +632,84 @@ PLAN = sometimes_missing(
 GRANTS = st.sets(st.sampled_from([APP, OTHER_APP, UNGRANTED]))
 
 
-@settings(max_examples=400, deadline=None)
-@given(raw=mostly(PLAN), granted=GRANTS)
+@settings(max_examples=600, deadline=None)
+@given(
+    raw=mostly(PLAN),
+    granted=GRANTS,
+    tree=st.sampled_from(SCREENS),
+    current=st.sampled_from(SCREEN_APPS),
+)
 def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
-    raw: Json, granted: set[str]
+    raw: Json, granted: set[str], tree: ViewTree, current: str
 ) -> None:
     before = copy.deepcopy(raw)
-    safe = _outcome(raw, granted)
+    safe = _outcome(raw, granted, tree, current)
     assert raw == before
     if isinstance(safe, str):
         assert safe in REASONS
         return
     assert isinstance(safe, SafePlan)
-    assert safe.package_name in granted
+    only_home = all(s.action_type == "HOME" and s.target_node_id is None for s in safe.steps)
+    assert safe.package_name in granted or (only_home and safe.package_name == current)
     assert 1 <= len(safe.steps) <= MAX_STEPS
     assert isinstance(safe.planner_asked_confirmation, bool)
-    assert safe.speech_response_text is None or isinstance(safe.speech_response_text, str)
+    left_the_screen = False
     for raw_step, safe_step in zip(raw["steps"], safe.steps, strict=True):
         assert safe_step.action_type in ACTION_TYPES
         assert isinstance(safe_step.is_destructive, bool)
         assert safe_step.is_destructive or not raw_step["is_destructive"]  # never downgraded
-        assert safe_step.target_node_id is None or safe_step.target_node_id in NODES
         assert safe_step.payload is None or isinstance(safe_step.payload, str)
         if safe_step.action_type == "TEXT_INPUT":
             assert isinstance(safe_step.payload, str)
         if safe_step.action_type == "OPEN_APP" and is_package_name(safe_step.payload):
-            assert safe_step.payload in granted
+            assert safe_step.payload == safe.package_name
+        if safe_step.target_node_id is not None:
+            # A plan that reaches the phone targets a node only of a granted app's screen, on
+            # the screen the phone sent, and only a node named once.
+            assert current in granted
+            assert current == safe.package_name
+            assert not left_the_screen
+            assert safe_step.target_node_id in tree
+            node = tree[safe_step.target_node_id]
+            texts = [node.text, node.desc, *tree.descendant_texts(node.node_id)]
+            if any(reads_destructive(text) for text in texts):
+                assert safe_step.is_destructive  # so never unconfirmed
+            if safe_step.action_type in {"TAP", "TEXT_INPUT"}:
+                assert "disabled" not in node.flags
+        elif safe_step.action_type not in {"HOME", "OPEN_APP"}:
+            assert left_the_screen or current == safe.package_name
+        left_the_screen = left_the_screen or safe_step.action_type in {"HOME", "OPEN_APP"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(raw=mostly(PLAN), granted=GRANTS, current=st.sampled_from(SCREEN_APPS))
+def test_a_plan_targeting_a_duplicated_id_is_never_accepted(
+    raw: Json, granted: set[str], current: str
+) -> None:
+    duplicated = SCREENS[2]
+    outcome = _outcome(raw, granted, duplicated, current)
+    if isinstance(outcome, SafePlan):
+        assert all(step.target_node_id != "n9" for step in outcome.steps)
 
 
 @settings(max_examples=400, deadline=None)
-@given(raw=mostly(PLAN), granted=GRANTS)
-def test_the_grant_check_reads_only_the_required_packages(raw: Json, granted: set[str]) -> None:
-    """The pipeline reads grant state for required_packages(raw) only: that must be enough."""
-    required = required_packages(raw)
+@given(
+    raw=mostly(PLAN),
+    granted=GRANTS,
+    tree=st.sampled_from(SCREENS),
+    current=st.sampled_from(SCREEN_APPS),
+)
+def test_the_grant_check_reads_only_the_required_packages(
+    raw: Json, granted: set[str], tree: ViewTree, current: str
+) -> None:
+    """The pipeline reads grant state for required_packages(raw, current) only: enough."""
+    required = required_packages(raw, current)
     assert all(is_package_name(package) for package in required)
-    assert _outcome(raw, granted) == _outcome(raw, granted & required)
+    assert _outcome(raw, granted, tree, current) == _outcome(raw, granted & required, tree, current)
 
 
-def _outcome(raw: Json, granted: set[str]) -> SafePlan | str:
+def _outcome(raw: Json, granted: set[str], tree: ViewTree, current: str) -> SafePlan | str:
     try:
-        return validate_plan(raw, NODES, granted)
+        return validate_plan(raw, tree, granted, current_package=current)
     except PlanRejected as rejected:
         return rejected.reason

@@ -74,9 +74,9 @@ def ethiopic_share(text: str) -> float:
             "«ሰላም አበበ» ልጻፍ? ለመቀጠል «አዎ» ይበሉ።",
         ),
         (
-            SafeStep("OPEN_APP", None, "Telegram", True),
-            "Open “Telegram”? Say yes to go ahead.",
-            "«Telegram»ን ልክፈት? ለመቀጠል «አዎ» ይበሉ።",
+            SafeStep("OPEN_APP", None, "Example Chat", True),
+            "Open “Example Chat”? Say yes to go ahead.",
+            "«Example Chat»ን ልክፈት? ለመቀጠል «አዎ» ይበሉ።",
         ),
         (
             SafeStep("SCROLL", "n5", None, True),
@@ -108,7 +108,7 @@ def test_each_action_type_in_both_languages(step: SafeStep, english: str, amhari
 @pytest.mark.parametrize("action_type", sorted(ACTION_TYPES))
 def test_every_action_type_has_a_question_in_both_languages(action_type: str) -> None:
     step = SafeStep(action_type, "n8", "ሰርዝ", True)
-    english, amharic = say(step, EN), say(step, AM)
+    english, amharic = say(step, EN, "et.serz.app"), say(step, AM, "et.serz.app")
     assert english.endswith("? Say yes to go ahead.")
     assert amharic.endswith("? ለመቀጠል «አዎ» ይበሉ።")
     assert ethiopic_share(amharic) == 1.0
@@ -172,6 +172,26 @@ def test_long_labels_are_cut_with_an_ellipsis() -> None:
     assert say(exact, EN) == f"Type “{'a' * 40}”? Say yes to go ahead."
 
 
+@pytest.mark.parametrize(
+    ("payload", "package", "named"),
+    [
+        ("Telegram", "org.telegram.messenger", "Telegram"),
+        ("ቴሌግራም", "org.telegram.messenger", "ቴሌግራም"),
+        ("My Bank", "com.mybank.app", "My Bank"),
+        ("Telegram", "com.mybank.app", "com.mybank.app"),
+        ("call +1 555 0100 now", "com.mybank.app", "com.mybank.app"),
+        (None, "com.mybank.app", "com.mybank.app"),
+    ],
+)
+def test_an_app_is_named_by_the_users_words_only_when_they_name_its_package(
+    payload: str | None, package: str, named: str
+) -> None:
+    """The phone opens the package: the user hears its name, never another app's."""
+    step = SafeStep("OPEN_APP", None, payload, True)
+    assert say(step, EN, package) == f"Open “{named}”? Say yes to go ahead."
+    assert say(step, AM, package) == f"«{named}»ን ልክፈት? ለመቀጠል «አዎ» ይበሉ።"
+
+
 def test_quotes_in_a_label_cannot_close_ours() -> None:
     assert say(tap("n10"), EN) == "Tap “Pay now quickly”? Say yes to go ahead."
     assert say(tap("n10"), AM) == "«Pay now quickly»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
@@ -185,7 +205,6 @@ def test_a_plan_is_confirmed_by_its_first_destructive_step() -> None:
         APP,
         (SafeStep("TAP", "n4", None, False), tap("n8"), tap("n7")),
         planner_asked_confirmation=False,
-        speech_response_text=None,
     )
     assert plan_confirmation_text(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
 
@@ -195,7 +214,6 @@ def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
         APP,
         (SafeStep("SCROLL", "n5", None, False), SafeStep("TAP", "n4", None, False)),
         planner_asked_confirmation=True,
-        speech_response_text=None,
     )
     assert plan_confirmation_text(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
 

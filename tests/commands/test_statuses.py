@@ -83,7 +83,7 @@ async def test_accepted_is_a_plan_to_run_with_ack(
     body = await run_one(settings_factory, fake_openai)
     assert (body["status"], body["speak_code"]) == ("ACCEPTED", "ACK")
     assert "reprompt_reason" not in body
-    assert body["speech_response_text"] == "Typing selam"  # cleaned like any planner text
+    assert "speech_response_text" not in body  # the planner's words are never spoken
     action_plan = body["action_plan"]
     assert action_plan["package_name"] == TELEGRAM
     assert action_plan["requires_user_confirmation"] is False
@@ -129,7 +129,7 @@ async def test_plan_and_step_ids_are_fresh_uuids_every_time(
 async def test_open_app_naming_a_granted_package_is_accepted(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
-    fake_openai.completions.then(Answer.plan(plan(step("OPEN_APP", None, GMAIL))))
+    fake_openai.completions.then(Answer.plan(plan(step("OPEN_APP", None, GMAIL), package=GMAIL)))
     body = await run_one(settings_factory, fake_openai, packages=(TELEGRAM, GMAIL))
     assert body["status"] == "ACCEPTED"
 
@@ -374,28 +374,25 @@ async def test_a_revoked_grant_rejects_the_plan(
 
 
 DECLINED = {
-    "cleaned": (
-        "I can\u2019t send \u201cmoney\u201d\u200b\nfrom here.",
-        "I can\u2019t send money from here.",
-    ),
-    "cut": ("x" * 250, "x" * 200 + "\u2026"),
-    "null": (None, None),
-    "nothing left": ("\u200b\n", None),
+    "a reason": "I can\u2019t send \u201cmoney\u201d\u200b\nfrom here.",
+    "a screen's words": "Your account is locked. Call +1 555 0100 now.",
+    "long": "x" * 250,
+    "null": None,
 }
 
 
-async def test_a_planner_that_declines_is_nothing_to_do_in_its_own_cleaned_words(
+async def test_a_planner_that_declines_is_nothing_to_do_in_no_words_of_its_own(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
     cases = Cases()
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        for name, (said, spoken) in DECLINED.items():
+        for name, said in DECLINED.items():
             fake_openai.completions.then(Answer.plan(plan(steps=[], speech_response_text=said)))
             with cases.case(name):
                 body = (await command(client, device, command_body())).json()
                 assert_refused(body, "REJECTED", "nothing_to_do", "ERR_REJECTED")
-                assert body.get("speech_response_text") == spoken
+                assert "speech_response_text" not in body  # the ERR_REJECTED phrase speaks
     cases.check()
 
 

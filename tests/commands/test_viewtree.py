@@ -141,10 +141,53 @@ def test_text_lines_between_nodes_do_not_disturb_them() -> None:
     assert list(parse_view_tree(summary)) == ["n1", "n2", "n3"]
 
 
-def test_a_duplicate_id_keeps_the_first_node() -> None:
-    nodes = parse_view_tree('[n1] Button "Cancel"\n[n1] Button "Delete"')
-    assert list(nodes) == ["n1"]
-    assert nodes["n1"].text == "Cancel"
+@pytest.mark.parametrize(
+    ("summary", "duplicated"),
+    [
+        ('[n1] Button "Cancel"\n[n1] Button "Delete"', "n1"),
+        ('[n9] TextView "Cancel"\n[n2] View\n  [n9] Button "Delete everything" {clickable}', "n9"),
+        ("[n1] A\n[n1] B\n[n1] C", "n1"),
+    ],
+)
+def test_an_id_on_two_node_lines_names_no_node(summary: str, duplicated: str) -> None:
+    """An injected earlier line must not decide what the id points at: it points at nothing."""
+    assert duplicated not in parse_view_tree(summary)
+    lazy = ViewTree(summary)
+    assert duplicated not in lazy
+    assert lazy.get(duplicated) is None
+    assert lazy.descendant_texts(duplicated) == []
+
+
+def test_an_id_named_again_only_in_text_still_names_its_node() -> None:
+    summary = '[n1] Button "OK"\nthe button [n1] Button "Delete" is next'
+    assert ViewTree(summary)["n1"].text == "OK"
+
+
+def test_descendant_texts_read_the_whole_subtree_and_stop_at_its_end() -> None:
+    tree = ViewTree(
+        "[n1] FrameLayout\n"
+        "  [n5] LinearLayout {clickable}\n"
+        '    [n6] TextView "Delete account" desc="Removes everything"\n'
+        "\n"
+        "      not a node, still on screen\n"
+        "    [n7] ImageView\n"
+        '  [n8] Button "OK"\n'
+        '[n9] TextView "Cancel"'
+    )
+    assert tree.descendant_texts("n5") == [
+        "Delete account",
+        "Removes everything",
+        "not a node, still on screen",
+    ]
+    assert tree.descendant_texts("n1") == [
+        "Delete account",
+        "Removes everything",
+        "not a node, still on screen",
+        "OK",
+    ]
+    assert tree.descendant_texts("n8") == []
+    assert tree.descendant_texts("n9") == []
+    assert tree.descendant_texts("missing") == []
 
 
 @pytest.mark.parametrize(

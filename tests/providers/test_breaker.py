@@ -10,7 +10,7 @@ import pytest
 import redis.asyncio as redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from lisan.providers.base import ProviderBadAnswer, ProviderTimeout, ProviderUnavailable
+from lisan.providers.base import ProviderBadAnswer, ProviderTimeout, ProviderUnavailable, Screen
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.users.models import Locale
@@ -126,7 +126,7 @@ async def test_transcription_and_planning_share_the_circuit(
     await _fail(provider, 5)
 
     with pytest.raises(ProviderUnavailable, match="circuit open"):
-        await provider.plan("open telegram", "", "", Locale.EN_US)
+        await provider.plan("open telegram", Screen("", ""), Locale.EN_US)
     assert fake_openai.completions.calls == 0
 
 

@@ -14,6 +14,7 @@ from lisan.providers.base import (
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
+    Screen,
 )
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
@@ -29,7 +30,7 @@ async def _transcribe(provider: OpenAIProvider) -> Any:
 
 
 async def _plan(provider: OpenAIProvider) -> Any:
-    return await provider.plan("open telegram", "", '[n1] Button "OK"', Locale.EN_US)
+    return await provider.plan("open telegram", Screen("", '[n1] Button "OK"'), Locale.EN_US)
 
 
 def _endpoint(fake: FakeOpenAI, call: Call) -> Endpoint[Any]:

@@ -7,7 +7,7 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.providers import create_provider
-from lisan.providers.base import ProviderUnavailable
+from lisan.providers.base import ProviderUnavailable, Screen
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.local import LocalProvider
 from lisan.providers.openai import OpenAIProvider
@@ -32,6 +32,6 @@ async def test_local_provider_says_it_is_not_available_yet(
     with pytest.raises(ProviderUnavailable, match=message) as transcribing:
         await provider.transcribe(PCM, Locale.AM_ET, [])
     with pytest.raises(ProviderUnavailable, match=message) as planning:
-        await provider.plan("go back", "", "", Locale.EN_US)
+        await provider.plan("go back", Screen("", ""), Locale.EN_US)
     assert transcribing.value.retry_after_s == planning.value.retry_after_s == 60
     await provider.aclose()

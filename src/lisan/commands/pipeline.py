@@ -4,6 +4,11 @@ Provider calls happen outside any database transaction. The caller runs two unit
 around them: the idempotency claim, which also reads what the command needs (`read_context`),
 and the record, which reads the grants the plan names, `validate`s it, and writes what the
 command leaves behind (its event, its bill, its idempotent response).
+
+What goes where: the recording goes to the transcriber with the user's vocabulary terms (and
+nowhere else); the transcript, the language and, only when the app in front is granted, its
+package and view tree go to the planner. Everything the phone is told to say is the service's
+own: a phrase key, or a question composed from the checked plan (`speech`).
 """
 
 from __future__ import annotations
@@ -12,14 +17,20 @@ import asyncio
 import logging
 import time
 import uuid
-from collections.abc import Awaitable, Mapping
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lisan.billing import service as billing
 from lisan.commands import speech
 from lisan.commands.audio import has_speech, store_audio
-from lisan.commands.safety import PlanRejected, SafePlan, required_packages, validate_plan
+from lisan.commands.safety import (
+    PlanRejected,
+    SafePlan,
+    is_package_name,
+    required_packages,
+    validate_plan,
+)
 from lisan.commands.schemas import (
     ActionPlanView,
     ActionStepView,
@@ -27,7 +38,7 @@ from lisan.commands.schemas import (
     CommandResponse,
     CommandStatus,
 )
-from lisan.commands.viewtree import ViewNode, ViewTree
+from lisan.commands.viewtree import ViewTree
 from lisan.consent import service as consent
 from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
@@ -39,6 +50,7 @@ from lisan.providers.base import (
     ProviderBadAnswer,
     ProviderTimeout,
     ProviderUnavailable,
+    Screen,
     VoiceProvider,
 )
 from lisan.vocabulary import service as vocabulary
@@ -46,8 +58,6 @@ from lisan.vocabulary import service as vocabulary
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-SPOKEN_CHARS = 200  # the longest planner sentence passed on to be spoken
 
 
 @dataclass
@@ -74,6 +84,7 @@ class CommandContext:
 
     terms: list[str]  # the transcriber's vocabulary bias
     keep_audio: bool  # audio_retention is granted
+    screen_granted: bool  # the app in front is granted: its screen may go to the planner
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,9 +98,12 @@ class Planned:
 
 async def read_context(db: Executor, command: CommandRun) -> CommandContext:
     """In the caller's unit of work (the idempotency claim's): no transaction of its own."""
+    current_package = command.request.screen_context.current_package
+    in_front = {current_package} if is_package_name(current_package) else set()
     return CommandContext(
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
+        screen_granted=bool(await grants.granted_packages(db, command.user_id, in_front)),
     )
 
 
@@ -124,10 +138,12 @@ async def run(
         return _refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
     if transcript.confidence is not None and transcript.confidence < settings.confidence_threshold:
         return _refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
-    screen = command.request.screen_context
+    sent = command.request.screen_context
+    # An ungranted app's screen never leaves the service: the planner learns it is hidden.
+    screen = Screen(sent.current_package, sent.view_tree_summary)
     since = time.perf_counter()
     raw_plan = await _call(
-        provider.plan(transcript.text, screen.current_package, screen.view_tree_summary, language)
+        provider.plan(transcript.text, screen if context.screen_granted else None, language)
     )
     command.lap("plan", since)
     return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
@@ -139,21 +155,20 @@ async def validate(db: Executor, command: CommandRun, planned: Planned) -> Comma
     raw_plan = planned.raw_plan
     try:
         if _declined(raw_plan):
-            refusal = _refusal(
+            return _refusal(
                 command, CommandStatus.REJECTED, "nothing_to_do", PhraseKey.ERR_REJECTED
             )
-            spoken = _spoken(raw_plan.get("speech_response_text"))
-            return refusal.model_copy(update={"speech_response_text": spoken})
         screen = command.request.screen_context
-        nodes = ViewTree(screen.view_tree_summary)
-        granted = await grants.granted_packages(db, command.user_id, required_packages(raw_plan))
+        tree = ViewTree(screen.view_tree_summary)
+        needed = required_packages(raw_plan, screen.current_package)
+        granted = await grants.granted_packages(db, command.user_id, needed)
         try:
-            plan = validate_plan(raw_plan, nodes, granted)
+            plan = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
         except PlanRejected as rejected:
             return _refusal(
                 command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
             )
-        return _answer(command, plan, nodes, transcript_confident=planned.transcript_confident)
+        return _answer(command, plan, tree, transcript_confident=planned.transcript_confident)
     finally:
         command.lap("validate", planned.since)
 
@@ -161,12 +176,6 @@ async def validate(db: Executor, command: CommandRun, planned: Planned) -> Comma
 def _declined(raw_plan: object) -> bool:
     """The planner answered with no steps: it could not, or would not, do what was asked."""
     return isinstance(raw_plan, dict) and raw_plan.get("steps") == []
-
-
-def _spoken(text: object) -> str | None:
-    """The planner's own words for the user: free text from a model that read the screen, so
-    cleaned like any untrusted text and kept short."""
-    return speech.quotable(text, limit=SPOKEN_CHARS) if isinstance(text, str) else None
 
 
 async def _entitled(resources: Resources, command: CommandRun) -> bool:
@@ -207,10 +216,12 @@ def _refusal(
 def _answer(
     command: CommandRun,
     plan: SafePlan,
-    nodes: Mapping[str, ViewNode],
+    tree: ViewTree,
     *,
     transcript_confident: bool,
 ) -> CommandResponse:
+    """ACCEPTED speaks the ACK phrase; CONFIRMATION_REQUIRED a question the service composes
+    from the checked plan. The planner's own sentence is never spoken: it read the screen."""
     confirm = plan.requires_confirmation(transcriber_confident=transcript_confident)
     view = ActionPlanView(
         plan_id=uuid.uuid4(),
@@ -232,16 +243,14 @@ def _answer(
             command_id=command.command_id,
             status=CommandStatus.ACCEPTED,
             action_plan=view,
-            speech_response_text=_spoken(plan.speech_response_text),
             speak_code=PhraseKey.ACK.value,
         )
-    step = plan.first_destructive() or plan.steps[0]
     return CommandResponse(
         command_id=command.command_id,
         status=CommandStatus.CONFIRMATION_REQUIRED,
         action_plan=view,
-        speech_response_text=speech.confirmation_text(
-            step, nodes, plan.package_name, command.request.locale.value
+        speech_response_text=speech.plan_confirmation_text(
+            plan, tree, command.request.locale.value
         ),
         speak_code=PhraseKey.CONFIRM.value,
     )

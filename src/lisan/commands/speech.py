@@ -2,11 +2,18 @@
 
 en-US: 'Tap “Delete”? Say yes to go ahead.'  am-ET: '«ሰርዝ»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።'
 
+This is the only sentence of variable content the phone speaks, and it is composed here from
+the checked plan: the planner's own `speech_response_text` is never spoken, so text on a screen
+cannot speak to the user in the assistant's voice through it.
+
 What the question names comes from the phone's screen (a node's label) or from the planner (a
-payload): untrusted text. It is only ever quoted, never interpreted, and cleaned so it cannot
-break the sentence: control characters become spaces, invisible format characters and quote marks
-(and their look-alikes, so a label cannot close our quote and speak as us) are dropped, runs of
-whitespace collapse, and anything past 40 characters is cut with an ellipsis.
+payload): untrusted text, bounded and marked as a quotation. An app to open is named by the
+user's words only when they name its package (`safety.names_package`); otherwise by its package
+name, so the user hears which app will really open. Quoted text is never interpreted, and is
+cleaned so it cannot break the sentence: control characters become spaces, invisible format
+characters and quote marks (and their look-alikes, so a label cannot close our quote and speak
+as us) are dropped, runs of whitespace collapse, and anything past 40 characters is cut with an
+ellipsis.
 
 Any language other than en-US is spoken in am-ET, the contract's default language.
 """
@@ -16,7 +23,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-from lisan.commands.safety import SafePlan, SafeStep
+from lisan.commands.safety import SafePlan, SafeStep, names_package
 from lisan.commands.viewtree import ViewNode, label
 
 ENGLISH = "en-US"
@@ -89,8 +96,10 @@ def _subject(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str) -
     candidates: tuple[str | None, ...]
     if step.action_type == "TEXT_INPUT":
         candidates = (step.payload,)  # the field's label is not what gets typed
-    elif step.action_type == "OPEN_APP":
+    elif step.action_type == "OPEN_APP" and names_package(step.payload, package_name):
         candidates = (step.payload, package_name)  # the app as the user said it, else its id
+    elif step.action_type == "OPEN_APP":
+        candidates = (package_name,)  # a name that is not this app's is not repeated
     else:
         candidates = (node_label, step.payload)
     return next((q for q in map(quotable, candidates) if q is not None), None)

@@ -12,8 +12,9 @@ then optional flags in braces, separated by commas and/or spaces.
 
 The tree is untrusted screen content: it is data, never instructions. Parsing is tolerant: a line
 that does not have that shape (wrong order, unterminated quote, odd id, tab indentation) is just
-text: it yields no node, and nothing in it is acted on. A duplicate id keeps its first node, so a
-later line cannot redefine what a target id points at. Unknown flags are ignored.
+text: it yields no node, and nothing in it is acted on. An id on two node lines names no node at
+all: a line injected through screen text (`[n9] "Cancel"` above the real `[n9] "Delete
+everything"`) could otherwise decide what a target id points at. Unknown flags are ignored.
 
 Speed: one compiled regular expression per line, whose quoted parts are possessive (no
 backtracking into them), so a 64 KiB tree parses in a few milliseconds whatever it holds.
@@ -55,35 +56,43 @@ class ViewNode:
 
 
 def parse_view_tree(summary: str) -> dict[str, ViewNode]:
-    """Nodes by id, in the order they appear; lines that are not nodes are skipped."""
+    """Nodes by id, in the order they appear; lines that are not nodes are skipped, and so are
+    ids that stand on more than one node line."""
     nodes: dict[str, ViewNode] = {}
+    repeated: set[str] = set()
     for line in summary.split("\n"):
         node = _parse_line(line)
-        if node is not None and node.node_id not in nodes:
+        if node is None:
+            continue
+        if node.node_id in nodes:
+            repeated.add(node.node_id)
+        else:
             nodes[node.node_id] = node
-    return nodes
+    return {node_id: node for node_id, node in nodes.items() if node_id not in repeated}
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    node: ViewNode
+    end: int  # where its line ends in the summary: its descendants follow
 
 
 class ViewTree(Mapping[str, ViewNode]):
     """The nodes of `parse_view_tree`, found on demand: a plan names a few ids, a screen may
     hold hundreds of lines, and most plans are checked against none of them. A look-up parses
-    only the lines that contain `[id]`, first to last, so the first node with that id wins, as
-    in the full parse. Iterating parses everything once."""
+    only the lines that contain `[id]`, so an id on two node lines is not found, as in the full
+    parse. Iterating parses everything once."""
 
     def __init__(self, summary: str) -> None:
         self._summary = summary
-        self._found: dict[str, ViewNode | None] = {}
+        self._found: dict[str, _Found | None] = {}
         self._all: dict[str, ViewNode] | None = None
 
     def __getitem__(self, node_id: str) -> ViewNode:
-        if self._all is not None:
-            return self._all[node_id]
-        if node_id not in self._found:
-            self._found[node_id] = self._first_node(node_id)
-        node = self._found[node_id]
-        if node is None:
+        found = self._find(node_id)
+        if found is None:
             raise KeyError(node_id)
-        return node
+        return found.node
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._parsed())
@@ -91,13 +100,41 @@ class ViewTree(Mapping[str, ViewNode]):
     def __len__(self) -> int:
         return len(self._parsed())
 
+    def descendant_texts(self, node_id: str) -> list[str]:
+        """What the node's subtree shows: the text and description of every node indented under
+        it, and any line there that is not a node, as it stands (a label the parse cannot read
+        is still on the screen). Empty for an id that names no node."""
+        found = self._find(node_id)
+        if found is None:
+            return []
+        indent = _indent_of(self._summary, found.end)
+        texts: list[str] = []
+        for line in _lines_from(self._summary, found.end + 1):
+            if not line.strip():
+                continue
+            if len(line) - len(line.lstrip(" ")) <= indent:
+                break
+            node = _parse_line(line)
+            if node is None:
+                texts.append(line.strip())
+            else:
+                texts += [value for value in (node.text, node.desc) if value]
+        return texts
+
     def _parsed(self) -> dict[str, ViewNode]:
         if self._all is None:
             self._all = parse_view_tree(self._summary)
         return self._all
 
-    def _first_node(self, node_id: str) -> ViewNode | None:
+    def _find(self, node_id: str) -> _Found | None:
+        if node_id not in self._found:
+            self._found[node_id] = self._only_node(node_id)
+        return self._found[node_id]
+
+    def _only_node(self, node_id: str) -> _Found | None:
+        """The one node line with this id; None when there is none, or more than one."""
         summary, needle = self._summary, f"[{node_id}]"
+        found: _Found | None = None
         at = summary.find(needle)
         while at != -1:
             start = summary.rfind("\n", 0, at) + 1
@@ -105,9 +142,26 @@ class ViewTree(Mapping[str, ViewNode]):
             end = len(summary) if end == -1 else end
             node = _parse_line(summary[start:end])
             if node is not None and node.node_id == node_id:
-                return node
+                if found is not None:
+                    return None
+                found = _Found(node, end)
             at = summary.find(needle, end)
-        return None
+        return found
+
+
+def _lines_from(summary: str, start: int) -> Iterator[str]:
+    """The lines from `start` on, one at a time: a subtree is usually a few lines of many."""
+    while start <= len(summary):
+        end = summary.find("\n", start)
+        end = len(summary) if end == -1 else end
+        yield summary[start:end]
+        start = end + 1
+
+
+def _indent_of(summary: str, line_end: int) -> int:
+    """The leading spaces of the line that ends at `line_end`."""
+    line = summary[summary.rfind("\n", 0, line_end) + 1 : line_end]
+    return len(line) - len(line.lstrip(" "))
 
 
 def label(node: ViewNode) -> str | None:

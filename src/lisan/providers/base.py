@@ -15,6 +15,16 @@ class Transcript:
     confidence: float | None  # None: the transcriber gave no score
 
 
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """The phone's screen as a planner may see it: the app in front and its reduced view tree.
+    Only a granted app's screen is ever one: for any other, the planner gets None, and learns
+    only that the screen is hidden (the user never let that app's content go to a provider)."""
+
+    current_package: str
+    view_tree: str
+
+
 class ProviderError(Exception):
     """A provider call failed; the subclass says how the client is answered. The message is
     for logs only: clients never see provider detail."""
@@ -48,11 +58,9 @@ class VoiceProvider(Protocol):
         else (never to the planner, never to a log)."""
         ...
 
-    async def plan(
-        self, transcript: str, current_package: str, view_tree: str, language: Locale
-    ) -> Any:
+    async def plan(self, transcript: str, screen: Screen | None, language: Locale) -> Any:
         """The planner's raw plan: whatever JSON it returned (the pipeline validates it). The
-        view tree is untrusted data, never instructions."""
+        view tree is untrusted data, never instructions; `screen` is None when it is hidden."""
         ...
 
     async def aclose(self) -> None: ...

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from lisan.core.settings import Settings
-from lisan.providers.base import ProviderUnavailable, Transcript
+from lisan.providers.base import ProviderUnavailable, Screen, Transcript
 from lisan.users.models import Locale
 
 NOT_AVAILABLE = "the offline speech provider is not available yet; set LISAN_PROVIDER=openai"
@@ -28,9 +28,7 @@ class LocalProvider:
             NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S, public_message=NOT_AVAILABLE
         )
 
-    async def plan(
-        self, transcript: str, current_package: str, view_tree: str, language: Locale
-    ) -> Any:
+    async def plan(self, transcript: str, screen: Screen | None, language: Locale) -> Any:
         raise ProviderUnavailable(
             NOT_AVAILABLE, retry_after_s=_RETRY_AFTER_S, public_message=NOT_AVAILABLE
         )

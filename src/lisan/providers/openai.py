@@ -24,6 +24,7 @@ from lisan.providers.base import (
     ProviderBadAnswer,
     ProviderTimeout,
     ProviderUnavailable,
+    Screen,
     Transcript,
 )
 from lisan.providers.breaker import ProviderBreaker
@@ -110,16 +111,14 @@ class OpenAIProvider:
 
         return transcript_from(await self._breaker.call(call))
 
-    async def plan(
-        self, transcript: str, current_package: str, view_tree: str, language: Locale
-    ) -> Any:
+    async def plan(self, transcript: str, screen: Screen | None, language: Locale) -> Any:
         body = {
             "model": self._settings.openai_plan_model,
             "messages": [
                 {"role": "system", "content": SYSTEM_PROMPT},
                 {
                     "role": "user",
-                    "content": user_message(transcript, current_package, view_tree, language),
+                    "content": user_message(transcript, screen, language),
                 },
             ],
             "response_format": _RESPONSE_FORMAT,
