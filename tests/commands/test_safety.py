@@ -18,6 +18,7 @@ from lisan.commands.safety import (
     SafePlan,
     SafeStep,
     is_package_name,
+    names_package,
     reads_destructive,
     required_packages,
     validate_plan,
@@ -420,6 +421,189 @@ def test_amharic_destructive_words_are_recognised(text: str) -> None:
 )  # fmt: skip
 def test_ordinary_labels_are_not_destructive(text: str | None) -> None:
     assert not reads_destructive(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "D\u0435lete", "DEL\u0415\u0422E", "Del\u034fete", "De\u0301lete", "D\u00e9l\u00e8te",
+        "Pa\u200dy", "\uff30\uff41\uff59", "Trans\u00adfer", "R\u0435move", "\u0405end",
+        "\u1220\u122d\u12dd", "\u1230\u122d\u12dd\u135f",
+    ],
+)  # fmt: skip
+def test_look_alikes_marks_and_invisible_characters_do_not_hide_a_word(text: str) -> None:
+    assert reads_destructive(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # money
+        "Withdraw", "Sell", "Cash out", "Cash-out", "Donate", "Top up", "Recharge airtime",
+        "Upgrade to Premium", "Renew plan", "Check out",
+        # deleting and clearing
+        "Empty trash", "Wipe data",
+        # sending, posting, forwarding
+        "Forward", "Repost", "Upload", "Submit", "Publish",
+        # installing
+        "Install", "Uninstall",
+        # accepting and allowing
+        "Accept", "Allow", "Allow all the time", "Agree", "I agree", "Grant access", "Approve",
+        "Authorize", "Confirm",
+        # blocking and reporting
+        "Block", "Block contact", "Report", "Report spam", "Unfollow", "Unfriend",
+        # the account
+        "Deactivate account", "Close account", "Close my account", "Unsubscribe", "Leave group",
+        "Leave", "Sign off", "Log off", "Unlink device",
+        # Amharic
+        "አውጣ", "ገንዘብ አውጣ", "ሽጥ", "ለግስ", "ሙላ", "ተመዝገብ", "አትም", "አስገባ", "ጫን", "ይጫኑ",
+        "ተቀበል", "ፍቀድ", "እስማማለሁ", "አረጋግጥ", "አግድ", "ሪፖርት አድርግ", "አቦዝን", "መለያ ዝጋ",
+        "መለያውን ዝጋ", "አቋርጥ", "ቡድኑን ልቀቅ",
+    ],
+)  # fmt: skip
+def test_every_consequential_verb_is_recognised(text: str) -> None:
+    assert reads_destructive(text)
+
+
+@pytest.mark.parametrize(
+    ("spoken", "package", "tied"),
+    [
+        ("Telegram", "org.telegram.messenger", True),
+        ("telegram", "org.telegram.messenger", True),
+        ("Telegram Messenger", "org.telegram.messenger", True),
+        ("ቴሌግራም", "org.telegram.messenger", True),
+        ("T\u0435legram", "org.telegram.messenger", True),  # a Cyrillic e reads as an e
+        ("My Bank", "com.mybank.app", True),
+        ("Google Maps", "com.google.android.apps.maps", True),
+        ("WhatsApp", "com.whatsapp", True),
+        ("ቴሌብር", "et.ethiotelecom.telebirr", True),  # transliteration spelling, nearly
+        ("org.telegram.messenger", "org.telegram.messenger", True),
+        ("My Bank", "org.telegram.messenger", False),
+        ("Telegram", "com.mybank.app", False),
+        ("App", "com.mybank.app", False),  # a generic word names no app
+        ("Android", "com.android.chrome", False),
+        ("", "org.telegram.messenger", False),
+        (None, "org.telegram.messenger", False),
+        ("com.mybank.app", "org.telegram.messenger", False),
+        ("Telegram and call +1 555 0100", "org.telegram.messenger", False),
+    ],
+)
+def test_names_package_ties_a_spoken_name_to_the_package_it_opens(
+    spoken: str | None, package: str, tied: bool
+) -> None:
+    assert names_package(spoken, package) is tied
+
+
+@pytest.mark.parametrize(
+    ("payload", "destructive"),
+    [("Chat", False), ("Example Chat", False), ("My Bank", True), (None, True), ("ቻት", False)],
+)
+def test_open_app_by_a_name_that_is_not_the_packages_needs_confirmation(
+    payload: str | None, destructive: bool
+) -> None:
+    opens = step(action_type="OPEN_APP", target_node_id=None, payload=payload)
+    assert validated(plan(opens)).steps[0].is_destructive is destructive
+
+
+# --- where a step acts --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "current", "reason"),
+    [
+        (plan(step(target_node_id="n4"), package_name=OTHER_APP), UNGRANTED, "app_not_granted"),
+        (plan(step(target_node_id="n4")), UNGRANTED, "app_not_granted"),
+        (plan(step(target_node_id="n4")), "", "app_not_granted"),
+        (plan(step(target_node_id="n4"), package_name=OTHER_APP), APP, "app_mismatch"),
+        (plan(step(action_type="BACK", target_node_id=None)), UNGRANTED, "app_not_granted"),
+        (plan(step(action_type="SCROLL", target_node_id=None)), UNGRANTED, "app_not_granted"),
+        (
+            plan(step(action_type="TEXT_INPUT", target_node_id=None, payload="hi")),
+            "",
+            "app_not_granted",
+        ),
+        (
+            plan(step(action_type="HOME", target_node_id="n2"), package_name=UNGRANTED),
+            UNGRANTED,
+            "app_not_granted",
+        ),
+        (
+            plan(step(action_type="OPEN_APP", target_node_id=None), step(target_node_id="n4")),
+            APP,
+            "stale_target",
+        ),
+        (
+            plan(step(action_type="HOME", target_node_id=None), step(target_node_id=None)),
+            APP,
+            "app_not_granted",
+        ),
+        (
+            plan(step(target_node_id="n4"), step(action_type="OPEN_APP", payload=OTHER_APP)),
+            APP,
+            "app_mismatch",
+        ),
+        (
+            plan(step(action_type="HOME", target_node_id=None), package_name=""),
+            "",
+            "app_not_granted",
+        ),
+    ],
+)
+def test_a_step_acts_in_the_granted_app_in_front(raw: Json, current: str, reason: str) -> None:
+    assert rejection(raw, current=current) == reason
+
+
+@pytest.mark.parametrize(
+    ("raw", "current"),
+    [
+        (plan(step(action_type="OPEN_APP", target_node_id=None, payload="Chat")), UNGRANTED),
+        (plan(step(action_type="OPEN_APP", target_node_id=None, payload="Chat")), ""),
+        (plan(step(action_type="HOME", target_node_id=None), package_name=UNGRANTED), UNGRANTED),
+        (plan(step(action_type="HOME", target_node_id=None)), UNGRANTED),
+        (
+            plan(
+                step(action_type="HOME", target_node_id=None),
+                step(action_type="OPEN_APP", target_node_id=None, payload="Chat"),
+                step(action_type="TEXT_INPUT", target_node_id=None, payload="hi"),
+                step(action_type="BACK", target_node_id=None),
+            ),
+            UNGRANTED,
+        ),
+        (
+            plan(
+                step(target_node_id="n4"),
+                step(action_type="OPEN_APP", target_node_id=None, payload="Chat"),
+            ),
+            APP,
+        ),
+    ],
+)
+def test_home_and_opening_a_granted_app_work_from_any_screen(raw: Json, current: str) -> None:
+    assert validated(raw, current=current).package_name == raw["package_name"]
+
+
+@pytest.mark.parametrize("payload", ["sideways", "Down ", "up; tap n7", ""])
+def test_a_scroll_direction_is_one_the_phone_cannot_misread(payload: str) -> None:
+    assert rejection(plan(step(action_type="SCROLL", payload=payload))) == "invalid_plan"
+
+
+def test_a_disabled_node_is_no_tap_or_typing_target() -> None:
+    tree = ViewTree('[b] Button "OK" {clickable, disabled}\n[f] EditText {editable disabled}')
+    assert rejection(plan(step(target_node_id="b")), tree=tree) == "target_disabled"
+    typing = step(action_type="TEXT_INPUT", target_node_id="f", payload="hi")
+    assert rejection(plan(typing), tree=tree) == "target_disabled"
+    assert validated(plan(step(action_type="SCROLL", target_node_id="b")), tree=tree)
+
+
+def test_a_duplicated_id_is_an_unknown_target() -> None:
+    tree = ViewTree('[n9] TextView "Cancel"\n[n1] View\n  [n9] Button "Delete everything"')
+    assert rejection(plan(step(target_node_id="n9")), tree=tree) == "unknown_target_node"
+
+
+def test_a_destructive_child_makes_its_clickable_parent_destructive() -> None:
+    tree = ViewTree('[r] LinearLayout {clickable}\n  [c] TextView "Delete account"\n[o] View')
+    assert validated(plan(step(target_node_id="r")), tree=tree).steps[0].is_destructive
+    assert not validated(plan(step(target_node_id="o")), tree=tree).steps[0].is_destructive
 
 
 def test_a_known_false_alarm_errs_on_the_safe_side() -> None:
