@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from lisan.commands.safety import (
     ACTION_TYPES,
+    DESTRUCTIVE_AMHARIC,
+    DESTRUCTIVE_ENGLISH,
     MAX_STEPS,
     PlanRejected,
     SafePlan,
@@ -604,6 +606,13 @@ def test_a_destructive_child_makes_its_clickable_parent_destructive() -> None:
     tree = ViewTree('[r] LinearLayout {clickable}\n  [c] TextView "Delete account"\n[o] View')
     assert validated(plan(step(target_node_id="r")), tree=tree).steps[0].is_destructive
     assert not validated(plan(step(target_node_id="o")), tree=tree).steps[0].is_destructive
+
+
+@pytest.mark.parametrize("words", [*DESTRUCTIVE_ENGLISH, *DESTRUCTIVE_AMHARIC])
+def test_every_listed_word_reads_as_destructive_itself(words: str) -> None:
+    """Guards the lists against an entry that folding or the pattern's lookaheads never match."""
+    assert reads_destructive(words)
+    assert reads_destructive(words.upper())
 
 
 def test_a_known_false_alarm_errs_on_the_safe_side() -> None:

@@ -33,24 +33,34 @@ _BIDI_MARKS = str.maketrans("", "", "\u200e\u200f")  # the data file's display a
 
 # Ethiopic homophone series (8 code points each: ä u i a e ə o wa) folded onto one spelling.
 _HOMOPHONE_SERIES = {0x1220: 0x1230, 0x1340: 0x1338, 0x12D0: 0x12A0, 0x1210: 0x1200, 0x1280: 0x1200}
-_HOMOPHONES = str.maketrans(
-    {
-        chr(source + offset): chr(target + offset)
-        for source, target in _HOMOPHONE_SERIES.items()
-        for offset in range(7)
-    }
-)
+_HOMOPHONES = {
+    chr(source + offset): chr(target + offset)
+    for source, target in _HOMOPHONE_SERIES.items()
+    for offset in range(7)
+}
+
+
+class _Translation(dict[int, str | None]):
+    """`str.translate`'s table, filled on first sight of each code point: dropped (None), or its
+    homophone's and then its class's prototype. Translating in C keeps a 64 KiB screen's labels
+    to a few milliseconds; the table holds only code points that were seen."""
+
+    def __missing__(self, code: int) -> str | None:
+        char = chr(code)
+        value = None
+        if unicodedata.category(char) not in _DROPPED:
+            char = _HOMOPHONES.get(char, char)
+            value = _prototypes().get(char, char)
+        self[code] = value
+        return value
+
+
+_TABLE = _Translation()
 
 
 def skeleton(text: str) -> str:
     """What `text` looks like, case kept (TS #39 skeleton, with Ethiopic homophones folded)."""
-    decomposed = unicodedata.normalize("NFKD", text).translate(_HOMOPHONES)
-    prototypes = _prototypes()
-    return "".join(
-        prototypes.get(char, char)
-        for char in decomposed
-        if unicodedata.category(char) not in _DROPPED
-    )
+    return unicodedata.normalize("NFKD", text).translate(_TABLE)
 
 
 def folds(text: str) -> tuple[str, str]:
