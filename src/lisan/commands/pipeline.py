@@ -140,11 +140,11 @@ async def run(
         return _refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
     sent = command.request.screen_context
     # An ungranted app's screen never leaves the service: the planner learns it is hidden.
-    screen = Screen(sent.current_package, sent.view_tree_summary)
-    since = time.perf_counter()
-    raw_plan = await _call(
-        provider.plan(transcript.text, screen if context.screen_granted else None, language)
+    screen = (
+        Screen(sent.current_package, sent.view_tree_summary) if context.screen_granted else None
     )
+    since = time.perf_counter()
+    raw_plan = await _call(provider.plan(transcript.text, screen, language))
     command.lap("plan", since)
     return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
 

@@ -75,6 +75,7 @@ def parse_view_tree(summary: str) -> dict[str, ViewNode]:
 class _Found:
     node: ViewNode
     end: int  # where its line ends in the summary: its descendants follow
+    indent: int  # its line's leading spaces: a descendant's line has more
 
 
 class ViewTree(Mapping[str, ViewNode]):
@@ -107,12 +108,11 @@ class ViewTree(Mapping[str, ViewNode]):
         found = self._find(node_id)
         if found is None:
             return []
-        indent = _indent_of(self._summary, found.end)
         texts: list[str] = []
         for line in _lines_from(self._summary, found.end + 1):
             if not line.strip():
                 continue
-            if len(line) - len(line.lstrip(" ")) <= indent:
+            if _indent(line) <= found.indent:
                 break
             node = _parse_line(line)
             if node is None:
@@ -140,11 +140,12 @@ class ViewTree(Mapping[str, ViewNode]):
             start = summary.rfind("\n", 0, at) + 1
             end = summary.find("\n", at)
             end = len(summary) if end == -1 else end
-            node = _parse_line(summary[start:end])
+            line = summary[start:end]
+            node = _parse_line(line)
             if node is not None and node.node_id == node_id:
                 if found is not None:
                     return None
-                found = _Found(node, end)
+                found = _Found(node, end, _indent(line))
             at = summary.find(needle, end)
         return found
 
@@ -158,9 +159,7 @@ def _lines_from(summary: str, start: int) -> Iterator[str]:
         start = end + 1
 
 
-def _indent_of(summary: str, line_end: int) -> int:
-    """The leading spaces of the line that ends at `line_end`."""
-    line = summary[summary.rfind("\n", 0, line_end) + 1 : line_end]
+def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
 
 
