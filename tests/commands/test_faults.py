@@ -15,7 +15,6 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
-from lisan.providers.local import NOT_AVAILABLE
 from tests.commands.route_support import (
     API_KEY,
     Cases,
@@ -173,22 +172,6 @@ async def test_an_answer_in_a_bad_shape_does_not_open_the_circuit(
     assert [r.status_code for r in unreadable] == [502] * 6
     assert after.status_code == 200, after.text
     assert fake_openai.transcriptions.calls == 7
-
-
-async def test_the_offline_provider_is_503_for_a_minute(
-    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
-) -> None:
-    response = await one_command(settings_factory, fake_openai, provider="local")
-    assert_error(response, 503)
-    assert retry_after(response) == 60
-    assert fake_openai.calls == 0
-
-
-async def test_the_offline_provider_says_how_to_get_a_working_one(
-    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
-) -> None:
-    response = await one_command(settings_factory, fake_openai, provider="local")
-    assert assert_error(response, 503) == NOT_AVAILABLE
 
 
 async def test_a_failed_command_is_recorded_as_an_error_without_a_bill(

@@ -10,7 +10,13 @@ import pytest
 import redis.asyncio as redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from lisan.providers.base import ProviderBadAnswer, ProviderTimeout, ProviderUnavailable, Screen
+from lisan.providers.base import (
+    Expected,
+    ProviderBadAnswer,
+    ProviderTimeout,
+    ProviderUnavailable,
+    Screen,
+)
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.users.models import Locale
@@ -39,7 +45,7 @@ async def clean_redis(redis_url: str) -> str:
 
 
 async def _transcribe(provider: OpenAIProvider) -> Any:
-    return await provider.transcribe(PCM, Locale.EN_US, [])
+    return await provider.transcribe(PCM, Locale.EN_US, Expected([], None, []))
 
 
 async def _fail(provider: OpenAIProvider, times: int) -> None:
@@ -126,7 +132,7 @@ async def test_transcription_and_planning_share_the_circuit(
     await _fail(provider, 5)
 
     with pytest.raises(ProviderUnavailable, match="circuit open"):
-        await provider.plan("open telegram", Screen("", ""), Locale.EN_US)
+        await provider.plan("open telegram", Screen("", ""), Locale.EN_US, [])
     assert fake_openai.completions.calls == 0
 
 

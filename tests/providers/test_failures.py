@@ -10,6 +10,7 @@ import respx
 
 from lisan.core.settings import Settings
 from lisan.providers.base import (
+    Expected,
     ProviderBadAnswer,
     ProviderError,
     ProviderTimeout,
@@ -26,11 +27,11 @@ Call = Callable[[OpenAIProvider], Awaitable[Any]]
 
 
 async def _transcribe(provider: OpenAIProvider) -> Any:
-    return await provider.transcribe(PCM, Locale.EN_US, ["Zemzem"])
+    return await provider.transcribe(PCM, Locale.EN_US, Expected(["Zemzem"], None, []))
 
 
 async def _plan(provider: OpenAIProvider) -> Any:
-    return await provider.plan("open telegram", Screen("", '[n1] Button "OK"'), Locale.EN_US)
+    return await provider.plan("open telegram", Screen("", '[n1] Button "OK"'), Locale.EN_US, [])
 
 
 def _endpoint(fake: FakeOpenAI, call: Call) -> Endpoint[Any]:

@@ -5,7 +5,7 @@ import traceback
 
 import pytest
 
-from lisan.providers.base import ProviderError, Screen
+from lisan.providers.base import Expected, ProviderError, Screen
 from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, FakeOpenAI, chat_completion
 from tests.providers.conftest import API_KEY, PCM, MakeProvider
@@ -40,13 +40,17 @@ async def test_logs_carry_no_key_audio_transcript_vocabulary_or_screen(
         Answer.json(chat_completion(PROVIDER_BODY)),
         Answer.json({}, delay_s=1.0),
     )
-    assert (await provider.transcribe(PCM, Locale.EN_US, VOCABULARY)).text == TRANSCRIPT
-    await provider.plan(TRANSCRIPT, Screen("org.telegram.messenger", TREE), Locale.EN_US)
+    assert (
+        await provider.transcribe(PCM, Locale.EN_US, Expected(VOCABULARY, None, []))
+    ).text == TRANSCRIPT
+    await provider.plan(TRANSCRIPT, Screen("org.telegram.messenger", TREE), Locale.EN_US, [])
     for _ in range(3):
         with pytest.raises(ProviderError):
-            await provider.transcribe(PCM, Locale.EN_US, VOCABULARY)
+            await provider.transcribe(PCM, Locale.EN_US, Expected(VOCABULARY, None, []))
         with pytest.raises(ProviderError):
-            await provider.plan(TRANSCRIPT, Screen("org.telegram.messenger", TREE), Locale.EN_US)
+            await provider.plan(
+                TRANSCRIPT, Screen("org.telegram.messenger", TREE), Locale.EN_US, []
+            )
 
     assert fake_openai.calls == 8
     ours = [r for r in caplog.records if r.name == "lisan.providers.openai"]

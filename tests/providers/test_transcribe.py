@@ -6,7 +6,7 @@ import wave
 
 import pytest
 
-from lisan.providers.base import Transcript
+from lisan.providers.base import Expected, Transcript
 from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, FakeOpenAI
 from tests.providers.conftest import API_KEY, PCM, MakeProvider
@@ -15,7 +15,7 @@ from tests.providers.conftest import API_KEY, PCM, MakeProvider
 async def test_audio_goes_as_a_16khz_mono_16bit_wav(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    await make_provider().transcribe(PCM, Locale.EN_US, [])
+    await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
 
     request = fake_openai.transcriptions.last
     assert request.path == "/audio/transcriptions"
@@ -33,7 +33,9 @@ async def test_audio_goes_as_a_16khz_mono_16bit_wav(
 async def test_form_fields_and_credentials(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    await make_provider(openai_transcribe_model="whisper-x").transcribe(PCM, Locale.EN_US, [])
+    await make_provider(openai_transcribe_model="whisper-x").transcribe(
+        PCM, Locale.EN_US, Expected([], None, [])
+    )
 
     request = fake_openai.transcriptions.last
     assert request.field("model") == "whisper-x"
@@ -45,7 +47,7 @@ async def test_form_fields_and_credentials(
 async def test_no_authorization_without_an_api_key(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    await make_provider(openai_api_key=None).transcribe(PCM, Locale.EN_US, [])
+    await make_provider(openai_api_key=None).transcribe(PCM, Locale.EN_US, Expected([], None, []))
     assert "authorization" not in fake_openai.transcriptions.last.headers
 
 
@@ -53,21 +55,23 @@ async def test_no_authorization_without_an_api_key(
 async def test_language_is_the_iso_639_1_code(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, language: Locale, code: str
 ) -> None:
-    await make_provider().transcribe(PCM, language, [])
+    await make_provider().transcribe(PCM, language, Expected([], None, []))
     assert fake_openai.transcriptions.last.field("language") == code
 
 
 async def test_vocabulary_is_the_prompt(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    await make_provider().transcribe(PCM, Locale.AM_ET, ["Abebe Bikila", "ዘምዘም", "Telegram"])
+    await make_provider().transcribe(
+        PCM, Locale.AM_ET, Expected(["Abebe Bikila", "ዘምዘም", "Telegram"], None, [])
+    )
     assert fake_openai.transcriptions.last.field("prompt") == "Abebe Bikila, ዘምዘም, Telegram"
 
 
 async def test_no_prompt_without_vocabulary(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    await make_provider().transcribe(PCM, Locale.EN_US, [])
+    await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
     assert "prompt" not in fake_openai.transcriptions.last.fields
 
 
@@ -75,12 +79,12 @@ async def test_base_url_trailing_slash_is_ignored(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
     provider = make_provider(openai_base_url=f"{fake_openai.base_url}/v1/")
-    await provider.transcribe(PCM, Locale.EN_US, [])
+    await provider.transcribe(PCM, Locale.EN_US, Expected([], None, []))
     assert fake_openai.transcriptions.last.path == "/v1/audio/transcriptions"
 
 
 async def test_confidence_is_exp_of_the_mean_logprob(make_provider: MakeProvider) -> None:
-    transcript = await make_provider().transcribe(PCM, Locale.EN_US, [])
+    transcript = await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
     # The fake's default answer: logprobs -0.05 and -0.15.
     assert transcript.text == "open telegram"
     assert transcript.confidence == pytest.approx(math.exp(-0.1))
@@ -98,7 +102,7 @@ async def test_no_confidence_without_logprobs(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, answer: dict[str, object]
 ) -> None:
     fake_openai.transcriptions.then(Answer.json(answer))
-    transcript = await make_provider().transcribe(PCM, Locale.EN_US, [])
+    transcript = await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
     assert transcript == Transcript("go back", None)
 
 
@@ -107,5 +111,5 @@ async def test_confidence_never_exceeds_one(
 ) -> None:
     answer = {"text": "go home", "logprobs": [{"token": "go", "logprob": 0.01}]}
     fake_openai.transcriptions.then(Answer.json(answer))
-    transcript = await make_provider().transcribe(PCM, Locale.EN_US, [])
+    transcript = await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
     assert transcript.confidence == 1.0

@@ -27,7 +27,6 @@ from lisan.commands.audio import has_speech, store_audio
 from lisan.commands.safety import (
     PlanRejected,
     SafePlan,
-    is_package_name,
     required_packages,
     validate_plan,
 )
@@ -37,6 +36,7 @@ from lisan.commands.schemas import (
     CommandRequest,
     CommandResponse,
     CommandStatus,
+    ScreenContext,
 )
 from lisan.commands.viewtree import ViewTree
 from lisan.consent import service as consent
@@ -47,6 +47,7 @@ from lisan.core.settings import BillingEnforcement
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.providers.base import (
+    Expected,
     ProviderBadAnswer,
     ProviderTimeout,
     ProviderUnavailable,
@@ -58,6 +59,9 @@ from lisan.vocabulary import service as vocabulary
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+# Why a planner may say it has no steps (the offline planner says which; a remote one may not).
+DECLINE_REASONS = frozenset({"nothing_to_do", "target_not_on_screen", "app_not_granted"})
 
 
 @dataclass
@@ -84,7 +88,13 @@ class CommandContext:
 
     terms: list[str]  # the transcriber's vocabulary bias
     keep_audio: bool  # audio_retention is granted
-    screen_granted: bool  # the app in front is granted: its screen may go to the planner
+    apps: list[str]  # the granted packages, as they were before the provider calls
+
+    def screen(self, sent: ScreenContext) -> Screen | None:
+        """The screen a provider may see: only a granted app's; None (hidden) for any other."""
+        if sent.current_package not in self.apps:
+            return None
+        return Screen(sent.current_package, sent.view_tree_summary)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,12 +108,10 @@ class Planned:
 
 async def read_context(db: Executor, command: CommandRun) -> CommandContext:
     """In the caller's unit of work (the idempotency claim's): no transaction of its own."""
-    current_package = command.request.screen_context.current_package
-    in_front = {current_package} if is_package_name(current_package) else set()
     return CommandContext(
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
-        screen_granted=bool(await grants.granted_packages(db, command.user_id, in_front)),
+        apps=await grants.granted_apps(db, command.user_id),
     )
 
 
@@ -130,21 +138,19 @@ async def run(
             command.pcm,
         )
     language = command.request.locale
+    # An ungranted app's screen never leaves the service: the planner learns it is hidden.
+    screen = context.screen(command.request.screen_context)
     since = time.perf_counter()
     command.billed = True
-    transcript = await _call(provider.transcribe(command.pcm, language, context.terms))
+    expected = Expected(vocabulary=context.terms, screen=screen, apps=context.apps)
+    transcript = await _call(provider.transcribe(command.pcm, language, expected))
     command.lap("transcribe", since)
     if not transcript.text.strip():
         return _refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
     if transcript.confidence is not None and transcript.confidence < settings.confidence_threshold:
         return _refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
-    sent = command.request.screen_context
-    # An ungranted app's screen never leaves the service: the planner learns it is hidden.
-    screen = (
-        Screen(sent.current_package, sent.view_tree_summary) if context.screen_granted else None
-    )
     since = time.perf_counter()
-    raw_plan = await _call(provider.plan(transcript.text, screen, language))
+    raw_plan = await _call(provider.plan(transcript.text, screen, language, context.apps))
     command.lap("plan", since)
     return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
 
@@ -154,10 +160,9 @@ async def validate(db: Executor, command: CommandRun, planned: Planned) -> Comma
     of work, the one that records the command."""
     raw_plan = planned.raw_plan
     try:
-        if _declined(raw_plan):
-            return _refusal(
-                command, CommandStatus.REJECTED, "nothing_to_do", PhraseKey.ERR_REJECTED
-            )
+        declined = _declined(raw_plan)
+        if declined is not None:
+            return _refusal(command, CommandStatus.REJECTED, declined, PhraseKey.ERR_REJECTED)
         screen = command.request.screen_context
         tree = ViewTree(screen.view_tree_summary)
         needed = required_packages(raw_plan, screen.current_package)
@@ -173,9 +178,13 @@ async def validate(db: Executor, command: CommandRun, planned: Planned) -> Comma
         command.lap("validate", planned.since)
 
 
-def _declined(raw_plan: object) -> bool:
-    """The planner answered with no steps: it could not, or would not, do what was asked."""
-    return isinstance(raw_plan, dict) and raw_plan.get("steps") == []
+def _declined(raw_plan: object) -> str | None:
+    """The reason when the planner answered with no steps (it could not, or would not, do what
+    was asked): its own `reason` when it is one of DECLINE_REASONS, else `nothing_to_do`."""
+    if not (isinstance(raw_plan, dict) and raw_plan.get("steps") == []):
+        return None
+    reason = raw_plan.get("reason")
+    return reason if reason in DECLINE_REASONS else "nothing_to_do"
 
 
 async def _entitled(resources: Resources, command: CommandRun) -> bool:

@@ -31,6 +31,11 @@ GRANTED_AMONG = select(AppGrant.package_name).where(
     AppGrant.granted.is_(True),
 )
 
+# Every package the user grants now: the command's planner may open any of them.
+GRANTED = select(AppGrant.package_name).where(
+    AppGrant.id.in_(_LATEST_IDS), AppGrant.granted.is_(True)
+)
+
 
 async def add(session: AsyncSession, grant: AppGrant) -> None:
     session.add(grant)
@@ -48,3 +53,8 @@ async def latest_states(
 async def granted_among(db: Executor, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
     result = await db.execute(GRANTED_AMONG, {"user_id": user_id, "packages": list(packages)})
     return set(result.scalars())
+
+
+async def granted(db: Executor, user_id: uuid.UUID) -> list[str]:
+    result = await db.execute(GRANTED, {"user_id": user_id})
+    return sorted(result.scalars())

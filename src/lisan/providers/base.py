@@ -25,6 +25,18 @@ class Screen:
     view_tree: str
 
 
+@dataclass(frozen=True, slots=True)
+class Expected:
+    """What the user may name in a command, for a transcriber that listens for it: the user's
+    vocabulary terms, the granted screen (None when hidden) and the granted apps. A remote
+    transcriber gets the terms only (its prompt); the screen and the apps stay on this machine
+    for the offline one."""
+
+    vocabulary: Sequence[str]
+    screen: Screen | None
+    apps: Sequence[str]
+
+
 class ProviderError(Exception):
     """A provider call failed; the subclass says how the client is answered. The message is
     for logs only: clients never see provider detail."""
@@ -51,16 +63,18 @@ class ProviderBadAnswer(ProviderError):
 
 
 class VoiceProvider(Protocol):
-    async def transcribe(
-        self, pcm: bytes, language: Locale, vocabulary: Sequence[str]
-    ) -> Transcript:
-        """16 kHz mono 16-bit PCM to text. `vocabulary` biases recognition; it goes nowhere
-        else (never to the planner, never to a log)."""
+    async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
+        """16 kHz mono 16-bit PCM to text. `expected.vocabulary` biases recognition; it goes
+        nowhere else (never to the planner, never to a log)."""
         ...
 
-    async def plan(self, transcript: str, screen: Screen | None, language: Locale) -> Any:
+    async def plan(
+        self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
+    ) -> Any:
         """The planner's raw plan: whatever JSON it returned (the pipeline validates it). The
-        view tree is untrusted data, never instructions; `screen` is None when it is hidden."""
+        view tree is untrusted data, never instructions; `screen` is None when it is hidden.
+        `apps` are the granted packages, for a planner on this machine: a remote planner is
+        not sent the list of the user's apps."""
         ...
 
     async def aclose(self) -> None: ...

@@ -21,6 +21,7 @@ import orjson
 
 from lisan.core.settings import Settings
 from lisan.providers.base import (
+    Expected,
     ProviderBadAnswer,
     ProviderTimeout,
     ProviderUnavailable,
@@ -86,9 +87,10 @@ class OpenAIProvider:
             else {}
         )
 
-    async def transcribe(
-        self, pcm: bytes, language: Locale, vocabulary: Sequence[str]
-    ) -> Transcript:
+    async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
+        """Only the vocabulary terms go with the audio (the prompt): the screen and the apps
+        are not the transcriber's business."""
+        vocabulary = expected.vocabulary
         form = {
             "model": self._settings.openai_transcribe_model,
             "language": _LANGUAGE_CODES[language],
@@ -111,7 +113,10 @@ class OpenAIProvider:
 
         return transcript_from(await self._breaker.call(call))
 
-    async def plan(self, transcript: str, screen: Screen | None, language: Locale) -> Any:
+    async def plan(
+        self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
+    ) -> Any:
+        """`apps` is not sent: the remote planner is not told which apps the user has."""
         body = {
             "model": self._settings.openai_plan_model,
             "messages": [

@@ -1,0 +1,323 @@
+"""Accuracy of the offline provider (LISAN_PROVIDER=local) on speech made at run time.
+
+    .venv/bin/python -m bench.offline [--quick] [--json FILE]
+
+Speaks every case of `bench/offline_cases.py` with espeak-ng (English at two voices and two
+rates, Amharic at two rates), converts it with sox to 16 kHz mono 16-bit PCM padded to 2 s,
+and runs each through what POST /v1/commands runs: the speech gate, the local transcriber and
+the confidence gate at LISAN_CONFIDENCE_THRESHOLD's default, the local planner, and the safety
+rules. Then the same on the real voices of ../shared/speech/ (words that are no command, and
+background noise). Reports correct plans, exact transcripts, out-of-grammar speech REPROMPTed,
+in-grammar commands wrongly refused, no_speech on silence and noise, and CPU per command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from bench.offline_cases import (
+    AMHARIC,
+    ENGLISH,
+    GRANTED,
+    OUT_OF_GRAMMAR_AMHARIC,
+    OUT_OF_GRAMMAR_ENGLISH,
+    SCREENS,
+    VOCABULARY,
+    Case,
+    Step,
+)
+from lisan.commands.audio import has_speech
+from lisan.commands.safety import PlanRejected, validate_plan
+from lisan.commands.viewtree import ViewTree
+from lisan.core.settings import Settings
+from lisan.providers.base import Expected, Screen
+from lisan.providers.local import planner
+from lisan.providers.local.provider import request_for, transcript_of
+from lisan.providers.local.recognizer import hear_in_worker
+from lisan.users.models import Locale
+
+SAMPLE_RATE = 16_000
+SECONDS = 2.0
+ENGLISH_VOICES = [("en-us", 140), ("en-us", 175), ("en-us+f3", 140), ("en-us+f3", 175)]
+AMHARIC_VOICES = [("am", 130), ("am", 160)]
+SHARED_SPEECH = Path(__file__).resolve().parents[2] / "shared" / "speech"
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: str
+    reason: str | None
+    transcript: str
+    steps: list[tuple[str, str | None]]
+    cpu_ms: float
+    confidence: float | None
+
+
+@dataclass
+class Outcome:
+    kind: str  # command, out_of_grammar, silence
+    language: str
+    said: str
+    voice: str
+    status: str  # ACCEPTED, CONFIRMATION_REQUIRED, REPROMPT, REJECTED
+    reason: str | None
+    transcript: str
+    correct: bool
+    cpu_ms: float
+    confidence: float | None = None
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def share(self, kind: str, language: str, test: str) -> tuple[int, int]:
+        chosen = [o for o in self.outcomes if o.kind == kind and o.language == language]
+        hits = sum(1 for o in chosen if _test(o, test))
+        return hits, len(chosen)
+
+
+def _test(outcome: Outcome, test: str) -> bool:
+    if test == "correct":
+        return outcome.correct
+    if test == "exact":
+        return outcome.transcript == _words(outcome.said)
+    if test == "refused":
+        return outcome.status == "REPROMPT"
+    if test == "no_speech":
+        return outcome.reason == "no_speech"
+    if test == "planned":
+        return outcome.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"}
+    raise ValueError(test)
+
+
+def speak(text: str, voice: str, rate: int) -> bytes:
+    wav = subprocess.run(
+        ["espeak-ng", "-v", voice, "-s", str(rate), "--stdout", text],
+        capture_output=True,
+        check=True,
+    ).stdout
+    raw = subprocess.run(
+        ["sox", "-t", "wav", "-", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16",
+         "-e", "signed-integer", "-"],
+        input=wav, capture_output=True, check=True,
+    ).stdout  # fmt: skip
+    return _padded(raw)
+
+
+def _padded(pcm: bytes, seconds: float = SECONDS) -> bytes:
+    wanted = int(seconds * SAMPLE_RATE) * 2
+    return pcm[:wanted] if len(pcm) >= wanted else pcm + b"\0" * (wanted - len(pcm))
+
+
+def noises() -> list[tuple[str, bytes]]:
+    """Silence and noise, 2 s each: digital silence, a quiet and a loud hiss, a hum, and
+    brown and pink noise from sox."""
+    rng = np.random.default_rng(11)
+    n = int(SECONDS * SAMPLE_RATE)
+    t = np.arange(n) / SAMPLE_RATE
+    clips = [
+        ("silence", np.zeros(n)),
+        ("quiet hiss", rng.normal(0, 60, n)),
+        ("loud hiss", rng.normal(0, 3000, n)),
+        ("mains hum", 2000 * np.sin(2 * np.pi * 50 * t)),
+        ("offset silence", np.full(n, -2000.0) + rng.normal(0, 30, n)),
+    ]
+    pcm = [(name, np.clip(x, -32768, 32767).astype("<i2").tobytes()) for name, x in clips]
+    for color in ("brownnoise", "pinknoise"):
+        raw = subprocess.run(
+            ["sox", "-n", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e",
+             "signed-integer", "-", "synth", str(SECONDS), color, "vol", "0.3"],
+            capture_output=True, check=True,
+        ).stdout  # fmt: skip
+        pcm.append((color, _padded(raw)))
+    return pcm
+
+
+def run_one(
+    pcm: bytes,
+    language: Locale,
+    screen_key: str,
+    threshold: float,
+) -> Answer:
+    """What the command route would answer, and the CPU it took."""
+    screen = SCREENS[screen_key]
+    granted = screen.package in GRANTED
+    seen = Screen(screen.package, screen.tree) if granted else None
+    started = time.process_time()
+
+    def answer(status: str, reason: str | None, text: str = "", steps: list[Step] | None = None,
+               confidence: float | None = None) -> Answer:  # fmt: skip
+        cpu = (time.process_time() - started) * 1000
+        return Answer(status, reason, text, steps or [], cpu, confidence)
+
+    if not has_speech(pcm):
+        return answer("REPROMPT", "no_speech")
+    # What a decoder process runs, run here: its CPU is then this process's to measure.
+    request = request_for(Expected(VOCABULARY, seen, GRANTED), language)
+    transcript = transcript_of(hear_in_worker(pcm, request), language)
+    text, confidence = transcript.text, transcript.confidence
+    if not text.strip():
+        return answer("REPROMPT", "empty_transcript", confidence=confidence)
+    if confidence is not None and confidence < threshold:
+        return answer("REPROMPT", "low_confidence", text, confidence=confidence)
+    raw = planner.plan(text, seen, language, GRANTED)
+    try:
+        if not raw["steps"]:
+            raise PlanRejected(raw.get("reason", "nothing_to_do"))
+        plan = validate_plan(
+            raw, ViewTree(screen.tree), set(GRANTED), current_package=screen.package
+        )
+    except PlanRejected as rejected:
+        return answer("REJECTED", rejected.reason, text, confidence=confidence)
+    confirm = plan.requires_confirmation(transcriber_confident=confidence is not None)
+    steps = [(s.action_type, s.target_node_id) for s in plan.steps]
+    status = "CONFIRMATION_REQUIRED" if confirm else "ACCEPTED"
+    return answer(status, None, text, steps, confidence)
+
+
+def _words(text: str) -> str:
+    return " ".join(text.lower().replace("-", " ").split())
+
+
+def bench(quick: bool, shared: bool) -> Report:
+    settings = Settings()
+    report = Report()
+    threshold = settings.confidence_threshold
+    plans: list[tuple[str, Locale, Iterable[Case], list[tuple[str, int]]]] = [
+        ("en-US", Locale.EN_US, ENGLISH, ENGLISH_VOICES[:2] if quick else ENGLISH_VOICES),
+        ("am-ET", Locale.AM_ET, AMHARIC, AMHARIC_VOICES[:1] if quick else AMHARIC_VOICES),
+    ]
+    for language, locale, cases, voices in plans:
+        for case in cases:
+            for voice, rate in voices:
+                pcm = speak(case.said, voice, rate)
+                got = run_one(pcm, locale, case.screen, threshold)
+                planned = got.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"}
+                correct = planned and tuple(got.steps) == case.steps
+                report.outcomes.append(_outcome("command", language, case.said, voice, rate, got,
+                                                correct))  # fmt: skip
+    out_of_grammar = [
+        ("en-US", Locale.EN_US, OUT_OF_GRAMMAR_ENGLISH, ENGLISH_VOICES[:2]),
+        ("am-ET", Locale.AM_ET, OUT_OF_GRAMMAR_AMHARIC, AMHARIC_VOICES[:1]),
+    ]
+    for language, locale, sentences, voices in out_of_grammar:
+        screens = ["chat", "settings"] if locale is Locale.EN_US else ["chat_am", "settings_am"]
+        for index, sentence in enumerate(sentences):
+            voice, rate = voices[index % len(voices)]
+            pcm = speak(sentence, voice, rate)
+            got = run_one(pcm, locale, screens[index % 2], threshold)
+            report.outcomes.append(
+                _outcome("out_of_grammar", language, sentence, voice, rate, got, False)
+            )
+    for name, pcm in noises():
+        for language, locale in (("en-US", Locale.EN_US), ("am-ET", Locale.AM_ET)):
+            screen = "chat" if locale is Locale.EN_US else "chat_am"
+            got = run_one(pcm, locale, screen, threshold)
+            report.outcomes.append(_outcome("silence", language, name, "-", 0, got, False))
+    if shared and SHARED_SPEECH.is_dir():
+        _shared_speech(report, threshold)
+    return report
+
+
+def _shared_speech(report: Report, threshold: float) -> None:
+    """Real people (Google Speech Commands): words that are no command, and background noise."""
+    manifest = (SHARED_SPEECH / "manifest.tsv").read_text().splitlines()[1:]
+    for line in manifest:
+        file, word, kind = line.split("\t")
+        pcm = _padded((SHARED_SPEECH / file).read_bytes())
+        got = run_one(pcm, Locale.EN_US, "chat", threshold)
+        label = "real_background" if kind == "background" else "real_word"
+        report.outcomes.append(_outcome(label, "en-US", word, "human", 0, got, False))
+
+
+def _outcome(
+    kind: str, language: str, said: str, voice: str, rate: int, got: Answer, correct: bool
+) -> Outcome:
+    return Outcome(kind, language, said, f"{voice}@{rate}", got.status, got.reason,
+                   got.transcript, correct, got.cpu_ms, got.confidence)  # fmt: skip
+
+
+def summary(report: Report) -> dict[str, object]:
+    lines: dict[str, object] = {}
+    for language in ("en-US", "am-ET"):
+        correct, total = report.share("command", language, "correct")
+        exact, _ = report.share("command", language, "exact")
+        refused, _ = report.share("command", language, "refused")
+        oog, oog_total = report.share("out_of_grammar", language, "refused")
+        silent, silent_total = report.share("silence", language, "no_speech")
+        lines[language] = {
+            "commands": total,
+            "distinct": len(
+                {o.said for o in report.outcomes if o.kind == "command" and o.language == language}
+            ),
+            "correct_plans": _pct(correct, total),
+            "exact_transcripts": _pct(exact, total),
+            "in_grammar_refused": _pct(refused, total),
+            "out_of_grammar_reprompted": _pct(oog, oog_total),
+            "silence_and_noise_no_speech": _pct(silent, silent_total),
+        }
+    cpu = [o.cpu_ms for o in report.outcomes if o.kind == "command"]
+    lines["cpu_ms_per_2s_command"] = {
+        "median": round(statistics.median(cpu), 1),
+        "p95": round(float(np.percentile(cpu, 95)), 1),
+    }
+    words = [o for o in report.outcomes if o.kind == "real_word"]
+    background = [o for o in report.outcomes if o.kind == "real_background"]
+    if words:
+        lines["real_voices"] = {
+            "words_refused": _pct(
+                sum(o.status != "ACCEPTED" and o.status != "CONFIRMATION_REQUIRED" for o in words),
+                len(words),
+            ),
+            "words_no_speech": _pct(sum(o.reason == "no_speech" for o in words), len(words)),
+            "background_no_speech": _pct(
+                sum(o.reason == "no_speech" for o in background), len(background)
+            ),
+        }
+    return lines
+
+
+def _pct(part: int, whole: int) -> str:
+    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer voices: a first look")
+    parser.add_argument("--no-shared", action="store_true", help="skip ../shared/speech")
+    parser.add_argument("--json", type=Path, help="write every outcome here")
+    parser.add_argument("--failures", action="store_true", help="list every wrong outcome")
+    args = parser.parse_args()
+    report = bench(args.quick, not args.no_shared)
+    print(json.dumps(summary(report), indent=2, ensure_ascii=False))
+    if args.failures:
+        for o in report.outcomes:
+            wrong = (
+                (o.kind == "command" and not o.correct)
+                or (o.kind == "out_of_grammar" and o.status != "REPROMPT")
+                or (o.kind in {"silence", "real_background"} and o.reason != "no_speech")
+                or (o.kind == "real_word" and o.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"})
+            )
+            if wrong:
+                print(f"{o.kind:15} {o.language} {o.voice:12} {o.said!r:34} -> {o.status} "
+                      f"{o.reason or ''} {o.transcript!r}", file=sys.stderr)  # fmt: skip
+    if args.json:
+        args.json.write_text(json.dumps([asdict(o) for o in report.outcomes], ensure_ascii=False))
+    counts = Counter(o.status for o in report.outcomes)
+    print(f"statuses: {dict(counts)}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""LISAN_PROVIDER=local (the default): speech to a plan on this machine, with no network.
+
+The transcriber listens with a closed grammar built for the request (`grammar`) in a bounded
+pool of pocketsphinx decoders (`recognizer`); its confidence is the grammar's score against a
+free phone loop, mapped to [0, 1], so the pipeline's confidence gate REPROMPTs speech the
+grammar was forced onto. The planner is deterministic (`planner`). What it covers: README,
+"The offline provider".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+from collections.abc import Sequence
+from concurrent.futures.process import BrokenProcessPool
+from typing import Any
+
+from lisan.core.settings import Settings
+from lisan.providers.base import (
+    Expected,
+    ProviderTimeout,
+    ProviderUnavailable,
+    Screen,
+    Transcript,
+)
+from lisan.providers.local import planner
+from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull, Request
+from lisan.users.models import Locale
+
+QUEUE_PER_WORKER = 8  # decodes that may wait per decoder thread before a 503
+BUSY = "the offline speech recogniser is busy; try again shortly"
+BUSY_RETRY_AFTER_S = 1
+
+# The grammar's log score per frame against the phone loop's, mapped to [0, 1] by a logistic
+# curve that crosses the default LISAN_CONFIDENCE_THRESHOLD (0.5) at RATIO_AT_HALF. Set on the
+# accuracy bench (bench/offline.py) where about 95% of in-grammar commands are kept: Amharic
+# speech scores lower against the English phone loop, so its point is lower.
+RATIO_AT_HALF = {Locale.EN_US: -0.00055, Locale.AM_ET: -0.00095}
+RATIO_SCALE = 0.0002
+
+
+def confidence(ratio: float, language: Locale) -> float:
+    exponent = -(ratio - RATIO_AT_HALF[language]) / RATIO_SCALE
+    return 1.0 / (1.0 + math.exp(min(exponent, 700.0)))
+
+
+class LocalProvider:
+    def __init__(self, settings: Settings, *, workers: int | None = None) -> None:
+        self._settings = settings
+        count = workers or max(1, os.cpu_count() or 1)
+        self._pool = DecoderPool(count, count * QUEUE_PER_WORKER)
+
+    async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
+        try:
+            async with asyncio.timeout(self._settings.transcribe_timeout_s):
+                heard = await self._pool.hear(pcm, request_for(expected, language))
+        except TimeoutError:
+            raise ProviderTimeout("transcribe: the offline decode took too long") from None
+        except PoolFull as full:
+            raise ProviderUnavailable(
+                str(full), retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY
+            ) from None
+        except BrokenProcessPool:
+            raise ProviderUnavailable(
+                "a decoder process died", retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY
+            ) from None
+        return transcript_of(heard, language)
+
+    async def plan(
+        self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
+    ) -> Any:
+        return planner.plan(transcript, screen, language, apps)
+
+    async def aclose(self) -> None:
+        self._pool.close()
+
+
+def request_for(expected: Expected, language: Locale) -> Request:
+    """What a worker process is sent (pickled: plain lists). English commands that the grammar
+    hears poorly get the dictation pass."""
+    return Request(
+        expected=Expected(list(expected.vocabulary), expected.screen, list(expected.apps)),
+        language=language,
+        dictation=language is Locale.EN_US,
+        dictation_below=RATIO_AT_HALF[language],
+    )
+
+
+def transcript_of(heard: Heard, language: Locale) -> Transcript:
+    """The pipeline's transcript of what a decode heard."""
+    if heard.dictated:  # weak: no score, so the pipeline reads it back before anything runs
+        return Transcript(heard.text, None)
+    if heard.ratio is None:
+        return Transcript("", 0.0)
+    return Transcript(heard.text, confidence(heard.ratio, language))

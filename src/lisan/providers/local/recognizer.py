@@ -1,0 +1,210 @@
+"""pocketsphinx decoding, off the event loop: one decoder per worker process, reused, never
+shared.
+
+A decoder costs about 60 MB and 0.15 s to create, is not thread-safe, and holds the GIL while
+it decodes (a decode in a thread stalled the event loop for its whole 55 ms, measured): each
+worker process of `DecoderPool` makes its own on first use and keeps it. Requests wait for a
+worker in a bounded queue; a full queue is refused at once (`PoolFull`, a 503 with
+`Retry-After`), so a burst of slow decodes never stalls the event loop or piles up without
+bound.
+
+One decode:
+1. the request's closed grammar (`grammar`), with `bestpath` off; a hypothesis the grammar does
+   not accept (pocketsphinx returns its best partial path when no path reaches the end) is no
+   match;
+2. the same audio through a free phone loop (`allphone`): the best any English-like sound
+   sequence can score. The grammar's score per frame against it separates in-grammar speech
+   from speech the grammar was forced onto (the decoder's own posterior does not: it is about
+   0.1 for right and wrong alike);
+3. in English, when the grammar heard nothing it accepts, or heard it poorly, a free-word pass
+   with pocketsphinx's English language model: a command that begins with "type" or "send"
+   followed by words is dictation. It is weak, so it carries no confidence score, and the
+   pipeline reads it back before anything runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, replace
+
+from pocketsphinx import Decoder, set_loglevel
+
+from lisan.providers.base import Expected
+from lisan.providers.local.grammar import Grammar, build
+from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
+from lisan.users.models import Locale
+
+set_loglevel("FATAL")  # pocketsphinx reports a grammar miss on stderr; we read its result
+
+ACOUSTIC_MODEL = MODEL_DIR / "en-us"
+PHONE_LM = MODEL_DIR / "en-us-phone.lm.bin"
+WORD_LM = MODEL_DIR / "en-us.lm.bin"
+COMMAND, PHONES, WORDS = "command", "phones", "words"
+DICTATION_VERBS = ("type", "send", "write")
+
+
+class PoolFull(Exception):
+    """Every decoder is busy and the queue is full."""
+
+
+@dataclass(frozen=True, slots=True)
+class Heard:
+    """What one decode heard. `ratio`: the grammar's log score per frame minus the phone
+    loop's (None when the grammar matched nothing); `dictated`: a free-word transcript."""
+
+    text: str
+    ratio: float | None
+    frames: int
+    dictated: bool = False
+    cpu_ms: float = 0.0  # the worker's CPU for the whole decode
+
+
+class Recognizer:
+    """One decoder, confined to the thread that created it."""
+
+    def __init__(self) -> None:
+        self._decoder = Decoder(
+            hmm=str(ACOUSTIC_MODEL), dict=str(CMUDICT), lm=None, bestpath=False, loglevel="FATAL"
+        )
+        self._decoder.add_allphone_file(PHONES, str(PHONE_LM))
+        self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
+        self._words_lm = False
+
+    def hear(self, pcm: bytes, grammar: Grammar) -> Heard:
+        self._add_words(grammar.pronunciations)
+        decoder = self._decoder
+        decoder.add_jsgf_string(COMMAND, grammar.jsgf)
+        command_score, text, frames = self._decode(COMMAND, pcm)
+        accepted = bool(text) and decoder.get_fsg(COMMAND).accept(text)
+        if not accepted:
+            text, command_score = "", None
+        ratio: float | None = None
+        if command_score is not None:
+            phone_score, _, _ = self._decode(PHONES, pcm)
+            if phone_score is not None and frames:
+                ratio = (command_score - phone_score) / frames
+        return Heard(text, ratio, frames)
+
+    def dictate(self, pcm: bytes) -> Heard | None:
+        """The free-word pass: dictation when the words begin with a dictation verb."""
+        if not self._words_lm:
+            self._decoder.add_lm_file(WORDS, str(WORD_LM))
+            self._words_lm = True
+        _, text, frames = self._decode(WORDS, pcm)
+        words = text.split()
+        if len(words) >= 2 and words[0] in DICTATION_VERBS:
+            return Heard(text, None, frames, dictated=True)
+        return None
+
+    def _decode(self, search: str, pcm: bytes) -> tuple[float | None, str, int]:
+        """(log score, text, frames) of one search over the whole recording."""
+        decoder = self._decoder
+        decoder.activate_search(search)
+        decoder.start_utt()
+        decoder.process_raw(pcm, full_utt=True)
+        decoder.end_utt()
+        hypothesis = decoder.hyp()
+        frames = decoder.n_frames()
+        if hypothesis is None or hypothesis.score <= 0:
+            return None, "", frames
+        return math.log(hypothesis.score), hypothesis.hypstr.strip(), frames
+
+    def _add_words(self, pronunciations: dict[str, list[str]]) -> None:
+        """Readings this decoder's dictionary lacks (it starts with cmudict's): a word's
+        alternates are pocketsphinx's `word(2)`, `word(3)`, ... The dictionary is rebuilt once,
+        after the last word."""
+        decoder = self._decoder
+        entries: list[tuple[str, str]] = []
+        for word, readings in pronunciations.items():
+            if self._checked.get(word) == readings:
+                continue
+            self._checked[word] = readings
+            known: list[str] = []
+            while (phones := decoder.lookup_word(_variant(word, len(known) + 1))) is not None:
+                known.append(phones)
+            for phones in readings:
+                if phones not in known:
+                    known.append(phones)
+                    entries.append((_variant(word, len(known)), phones))
+        for index, (name, phones) in enumerate(entries):
+            decoder.add_word(name, phones, update=index == len(entries) - 1)
+
+
+def _variant(word: str, number: int) -> str:
+    return word if number == 1 else f"{word}({number})"
+
+
+class DecoderPool:
+    """`workers` processes, each with its own Recognizer (pocketsphinx holds the GIL while it
+    decodes, so a thread would stall the event loop for the whole decode); at most `queue`
+    requests wait. The grammar is built in the worker too: pronouncing a new word runs
+    espeak-ng, and its cache lives there."""
+
+    def __init__(self, workers: int, queue: int) -> None:
+        self._workers = workers
+        self._capacity = workers + queue
+        self._in_flight = 0
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        # spawn, not fork: the server process has threads and an event loop a fork would copy.
+        context = multiprocessing.get_context("spawn")
+        return ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
+
+    async def hear(self, pcm: bytes, request: Request) -> Heard:
+        """Decode in a worker; PoolFull at once when `workers + queue` decodes are in flight.
+        A cancelled wait leaves its decode to finish in the worker, still counted."""
+        if self._in_flight >= self._capacity:
+            raise PoolFull(f"{self._capacity} decodes running or waiting")
+        self._in_flight += 1
+        loop = asyncio.get_running_loop()
+        try:
+            future = loop.run_in_executor(self._executor, hear_in_worker, pcm, request)
+        except BrokenProcessPool:
+            self._in_flight -= 1
+            self._executor = self._new_executor()
+            raise
+        future.add_done_callback(self._done)
+        try:
+            return await asyncio.shield(future)
+        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
+            self._executor = self._new_executor()
+            raise
+
+    def _done(self, _: asyncio.Future[Heard]) -> None:
+        self._in_flight -= 1
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """What a worker needs besides the audio (sent to it pickled)."""
+
+    expected: Expected
+    language: Locale
+    dictation: bool
+    dictation_below: float
+
+
+_worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
+
+
+def hear_in_worker(pcm: bytes, request: Request) -> Heard:
+    """One decode, in a worker process; the CPU it took comes back with it."""
+    global _worker
+    started = time.process_time()
+    if _worker is None:
+        _worker = (Recognizer(), Pronouncer())
+    recognizer, pronouncer = _worker
+    grammar = build(request.expected, request.language, pronouncer)
+    heard = recognizer.hear(pcm, grammar)
+    if request.dictation and (heard.ratio is None or heard.ratio < request.dictation_below):
+        heard = recognizer.dictate(pcm) or heard
+    return replace(heard, cpu_ms=(time.process_time() - started) * 1000)

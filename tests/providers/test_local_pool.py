@@ -1,0 +1,77 @@
+"""The offline provider's decoder pool: decodes run off the event loop, and a full queue is a
+503 at once (with Retry-After), never an unbounded pile."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from lisan.core.settings import Settings
+from lisan.providers.base import Expected, ProviderUnavailable
+from lisan.providers.local import LocalProvider
+from lisan.providers.local.provider import BUSY, confidence, request_for
+from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull
+from lisan.users.models import Locale
+from tests.audio import padded, spoken
+
+
+async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:
+    pool = DecoderPool(workers=1, queue=0)
+    pcm = padded(spoken("go back"), 2.0)
+    request = request_for(Expected([], None, []), Locale.EN_US)
+    first = asyncio.create_task(pool.hear(pcm, request))
+    await asyncio.sleep(0)  # the first is in flight (its worker process is still starting)
+    with pytest.raises(PoolFull):
+        await pool.hear(pcm, request)
+    assert (await first).text == "go back"
+    assert (await pool.hear(pcm, request)).text == "go back"  # its place is free again
+    pool.close()
+
+
+async def test_the_provider_answers_a_full_pool_with_a_503(
+    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = LocalProvider(settings_factory(), workers=1)
+
+    async def full(*_: object, **__: object) -> Heard:
+        raise PoolFull("busy")
+
+    monkeypatch.setattr(provider._pool, "hear", full)
+    with pytest.raises(ProviderUnavailable) as caught:
+        await provider.transcribe(b"\0" * 3200, Locale.EN_US, Expected([], None, []))
+    assert (caught.value.public_message, caught.value.retry_after_s) == (BUSY, 1)
+    await provider.aclose()
+
+
+async def test_decoding_leaves_the_event_loop_free(
+    settings_factory: Callable[..., Settings],
+) -> None:
+    """While a command decodes in a worker, the loop keeps ticking."""
+    provider = LocalProvider(settings_factory(), workers=1)
+    pcm = padded(spoken("go back"), 2.0)
+    ticks = 0
+
+    async def tick() -> None:
+        nonlocal ticks
+        while True:
+            await asyncio.sleep(0.005)
+            ticks += 1
+
+    ticker = asyncio.create_task(tick())
+    transcript = await provider.transcribe(pcm, Locale.EN_US, Expected([], None, []))
+    ticker.cancel()
+    assert transcript.text == "go back"
+    assert transcript.confidence is not None
+    assert transcript.confidence >= 0.5
+    assert ticks >= 5
+    await provider.aclose()
+
+
+@pytest.mark.parametrize("language", list(Locale))
+def test_confidence_is_a_probability_that_grows_with_the_ratio(language: Locale) -> None:
+    values = [confidence(r / 10_000, language) for r in range(-100, 101, 5)]
+    assert all(0.0 <= v <= 1.0 for v in values)
+    assert values == sorted(values)
+    assert confidence(-1e9, language) < 1e-300
