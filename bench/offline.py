@@ -37,6 +37,7 @@ from bench.offline_cases import (
     Case,
     Step,
 )
+from lisan import say
 from lisan.commands.audio import has_speech
 from lisan.commands.safety import PlanRejected, validate_plan
 from lisan.commands.viewtree import ViewTree
@@ -103,17 +104,7 @@ def _test(outcome: Outcome, test: str) -> bool:
 
 
 def speak(text: str, voice: str, rate: int) -> bytes:
-    wav = subprocess.run(
-        ["espeak-ng", "-v", voice, "-s", str(rate), "--stdout", text],
-        capture_output=True,
-        check=True,
-    ).stdout
-    raw = subprocess.run(
-        ["sox", "-t", "wav", "-", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16",
-         "-e", "signed-integer", "-"],
-        input=wav, capture_output=True, check=True,
-    ).stdout  # fmt: skip
-    return _padded(raw)
+    return _padded(say.speak(text, voice, rate))
 
 
 def _padded(pcm: bytes, seconds: float = SECONDS) -> bytes:

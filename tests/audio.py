@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import base64
-import shutil
-import subprocess
-import tempfile
 from functools import cache
-from pathlib import Path
 
 import numpy as np
+
+from lisan.say import speak
 
 SAMPLE_RATE = 16_000
 VOICES = {"en-US": "en-us", "am-ET": "am"}
@@ -18,35 +16,8 @@ VOICES = {"en-US": "en-us", "am-ET": "am"}
 
 @cache
 def spoken(text: str, language: str = "en-US") -> bytes:
-    """PCM of `text` spoken by espeak-ng, converted with sox."""
-    for tool in ("espeak-ng", "sox"):
-        if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} is not installed (make system-deps)")
-    with tempfile.TemporaryDirectory() as directory:
-        wav, raw = Path(directory) / "speech.wav", Path(directory) / "speech.raw"
-        subprocess.run(
-            ["espeak-ng", "-v", VOICES[language], "-w", str(wav), text], check=True, timeout=30
-        )
-        subprocess.run(
-            [
-                "sox",
-                str(wav),
-                "-r",
-                str(SAMPLE_RATE),
-                "-c",
-                "1",
-                "-b",
-                "16",
-                "-e",
-                "signed-integer",
-                "-t",
-                "raw",
-                str(raw),
-            ],
-            check=True,
-            timeout=30,
-        )
-        return raw.read_bytes()
+    """PCM of `text` spoken by espeak-ng, converted with sox (`lisan.say.speak`)."""
+    return speak(text, VOICES[language])
 
 
 def padded(pcm: bytes, seconds: float) -> bytes:

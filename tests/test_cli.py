@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import time
@@ -141,3 +142,37 @@ def test_migrate_against_a_missing_database_fails_cleanly(tmp_path: Path) -> Non
     )
     assert result.returncode == 1
     assert result.stderr.splitlines()[-1].startswith("lisan: migration failed")
+
+
+def test_say_sends_a_spoken_command_to_the_running_service(served: str, tmp_path: Path) -> None:
+    """`lisan say` right after `make run`: a real server on the offline provider, a demo device
+    registered once and reused, and the plan printed."""
+    for _ in range(2):
+        result = subprocess.run(
+            [*LISAN, "say", "scroll down", "--url", served],
+            env=clean_env(),
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 0, result.stderr
+        answer = json.loads(result.stdout)
+        assert answer["status"] == "ACCEPTED"
+        assert [s["action_type"] for s in answer["action_plan"]["steps"]] == ["SCROLL"]
+    device = json.loads((tmp_path / "var" / "say-device.json").read_text())
+    assert device["install_id"].startswith("lisan-say-")
+
+
+def test_say_says_when_the_service_is_not_running(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [*LISAN, "say", "go back", "--url", f"http://127.0.0.1:{_free_port()}"],
+        env=clean_env(),
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert result.stderr.startswith("lisan: cannot reach")
+    assert "make run" in result.stderr

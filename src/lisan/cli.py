@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Annotated, NoReturn, TypeVar
 
 import typer
@@ -251,6 +253,32 @@ def phrases_export(
     # Bytes, not text: the lines are Ethiopic whatever the terminal's locale.
     sys.stdout.buffer.write((phrases.export_json(language) + "\n").encode("utf-8"))
     sys.stdout.flush()
+
+
+@app.command()
+def say(
+    text: Annotated[str, typer.Argument(help='what to say, e.g. "open telegram"')],
+    language: Annotated[Locale, typer.Option(help="the language it is said in")] = Locale.EN_US,
+    screen: Annotated[
+        Path | None,
+        typer.Option(help="a JSON file with current_package and view_tree_summary"),
+    ] = None,
+    url: Annotated[str, typer.Option(help="the running service")] = "http://127.0.0.1:8000",
+) -> None:
+    """Speak TEXT with espeak-ng and send it as a command from a demo device; print the answer."""
+    from lisan import say as demo  # espeak-ng and httpx are this command's alone
+
+    context = demo.DEMO_SCREEN
+    if screen is not None:
+        try:
+            context = json.loads(screen.read_text())
+        except (OSError, ValueError) as exc:
+            fail(f"--screen: {exc}")
+    try:
+        answer = demo.say(text, language, context, url)
+    except demo.SayError as exc:
+        fail(str(exc))
+    typer.echo(json.dumps(answer, indent=2, ensure_ascii=False))
 
 
 def main() -> None:
