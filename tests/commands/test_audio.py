@@ -1,6 +1,6 @@
 """The recording's checks on their own: the speech-presence check gives the verdicts of the
 plain formula it implements (RMS per 20 ms frame, in dBFS, against an absolute floor and the
-recording's own noise floor), and the fast base64 decoder keeps the standard library's rules."""
+recording's own noise floor, after removing any DC offset), and the fast base64 decoder keeps the standard library's rules."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ RATE = 16_000
 def reference_has_speech(pcm: bytes) -> bool:
     """The rule written out plainly: slow, but obviously what the module docstring says."""
     samples = np.frombuffer(pcm, dtype="<i2").astype(np.float64)
+    samples = samples - samples.mean()  # no DC offset
     frame = RATE // 50
     frames = samples[: len(samples) // frame * frame].reshape(-1, frame)
     if len(frames) == 0:
@@ -65,6 +66,9 @@ SIGNALS: dict[str, Callable[[], np.ndarray]] = {
     "a 200 ms tone": lambda: _tone_burst(2.0, 0.2, -10.0),
     "a quiet tone under the floor": lambda: _tone_burst(2.0, 0.5, -50.0),
     "shorter than a frame": lambda: _noise(0.01, -10.0),
+    # A cheap microphone's DC offset, about -6% of full scale: no sound, however loud its power.
+    "speech with a dc offset": lambda: _speech("open telegram") * 0.5 - 2000.0,
+    "silence with a dc offset": lambda: np.full(2 * RATE, -2000.0) + _noise(2.0, -70.0),
 }
 EXPECTED = {
     "english speech": True,
@@ -77,6 +81,8 @@ EXPECTED = {
     "a 200 ms tone": True,
     "a quiet tone under the floor": False,
     "shorter than a frame": False,
+    "speech with a dc offset": True,
+    "silence with a dc offset": False,
 }
 
 

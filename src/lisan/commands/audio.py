@@ -45,12 +45,15 @@ def decode_pcm(audio_base64: str, duration_ms: int) -> bytes:
 
 def has_speech(pcm: bytes) -> bool:
     """Energy-based voice activity: enough 20 ms frames clearly above both an absolute floor
-    and the recording's own noise floor (its quietest tenth)."""
+    and the recording's own noise floor (its quietest tenth), once any DC offset is removed."""
     samples = np.frombuffer(pcm, dtype="<i2")
     usable = len(samples) // _FRAME * _FRAME
     if usable == 0:
         return False
     frames = samples[:usable].reshape(-1, _FRAME).astype(np.float64)
+    # A DC offset (a cheap microphone's, often a few percent of full scale) is no sound: its
+    # power would become the noise floor and hide the speech above it.
+    frames -= frames.mean()
     # Mean square per frame in one pass (no squared copy of the recording); in decibels it is
     # the RMS level: 10 log10(mean square) == 20 log10(rms).
     mean_square = np.einsum("ij,ij->i", frames, frames) / _FRAME
