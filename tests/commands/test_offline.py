@@ -143,17 +143,17 @@ async def test_noise_is_no_speech(offline: httpx.AsyncClient) -> None:
 async def test_a_name_is_heard_only_once_it_is_a_vocabulary_term(
     offline: httpx.AsyncClient,
 ) -> None:
-    """ "call tsegaye" on a screen without that name: unheard before the term is added (no plan),
-    heard after it (the planner then says honestly that Tsegaye is not on this screen)."""
+    """ "call kebede" on a screen without that name: unheard before the term is added (no plan),
+    heard after it (the planner then says honestly that Kebede is not on this screen)."""
     device = await ready(offline)
-    before = await say(offline, device, "call tsegaye")
+    before = await say(offline, device, "call kebede")
     assert before.get("reprompt_reason") != "target_not_on_screen"
     assert "action_plan" not in before or steps(before) != [("TAP", "n6")]
     added = await offline.post(
-        "/v1/vocabulary", json={"term": "Tsegaye", "kind": "contact"}, headers=device.headers
+        "/v1/vocabulary", json={"term": "Kebede", "kind": "contact"}, headers=device.headers
     )
     assert added.status_code == 201, added.text
-    after = await say(offline, device, "call tsegaye")
+    after = await say(offline, device, "call kebede")
     assert (after["status"], after.get("reprompt_reason")) == ("REJECTED", "target_not_on_screen")
 
 

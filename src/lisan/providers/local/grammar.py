@@ -142,8 +142,79 @@ def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Gramm
     rules = _amharic_rules(filled) if language is Locale.AM_ET else _english_rules(filled)
     template_words = {w for rule in rules for w in _rule_words(rule)} - readings.keys()
     readings.update(_pronounce(template_words, set(), pronouncer, phonetic=False))
+    if language is Locale.EN_US:
+        rules = _with_garbage(rules)
+        readings.update({word: [phone] for word, phone in GARBAGE_WORDS.items()})
     jsgf = "#JSGF V1.0;\ngrammar command;\n" + "\n".join(rules) + "\n"
     return Grammar(jsgf, readings)
+
+
+# English speech that is no command finds a better path through a loop of single phones than
+# through any command, once that loop's entry costs GARBAGE_WEIGHT: the decoder then answers
+# with garbage words, and the command is REPROMPTed. Set on the accuracy bench (1e-28 and below
+# the decoder prunes the loop away; 1e-20 refuses a fifth of real commands). Not in Amharic,
+# whose commands the English phones fit so loosely that the loop wins them too.
+GARBAGE_WEIGHT = "1e-24"
+GARBAGE_PREFIX = "g_"
+GARBAGE_WORDS = {
+    GARBAGE_PREFIX + phone.lower(): phone
+    for phone in (
+        "AA",
+        "AE",
+        "AH",
+        "AO",
+        "AW",
+        "AY",
+        "B",
+        "CH",
+        "D",
+        "DH",
+        "EH",
+        "ER",
+        "EY",
+        "F",
+        "G",
+        "HH",
+        "IH",
+        "IY",
+        "JH",
+        "K",
+        "L",
+        "M",
+        "N",
+        "NG",
+        "OW",
+        "OY",
+        "P",
+        "R",
+        "S",
+        "SH",
+        "T",
+        "TH",
+        "UH",
+        "UW",
+        "V",
+        "W",
+        "Y",
+        "Z",
+        "ZH",
+    )
+}
+
+
+def _with_garbage(rules: list[str]) -> list[str]:
+    public, *others = rules
+    head, body = public.rstrip(";").split(" = ", 1)
+    loop = " | ".join(GARBAGE_WORDS)
+    return [
+        f"{head} = /1/ ( {body} ) | /{GARBAGE_WEIGHT}/ <garbage>;",
+        *others,
+        f"<garbage> = ( {loop} )+;",
+    ]
+
+
+def is_garbage(text: str) -> bool:
+    return any(word.startswith(GARBAGE_PREFIX) for word in text.split())
 
 
 def _sayable(

@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from pocketsphinx import Decoder, set_loglevel
 
 from lisan.providers.base import Expected
-from lisan.providers.local.grammar import Grammar, build
+from lisan.providers.local.grammar import Grammar, build, is_garbage
 from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
 from lisan.users.models import Locale
 
@@ -68,8 +68,16 @@ class Recognizer:
     """One decoder, confined to the thread that created it."""
 
     def __init__(self) -> None:
+        # cmn=batch: each recording is normalised on its own mean. The default (live) carries
+        # an estimate from one utterance to the next, so a command's result depended on which
+        # commands that worker had decoded before.
         self._decoder = Decoder(
-            hmm=str(ACOUSTIC_MODEL), dict=str(CMUDICT), lm=None, bestpath=False, loglevel="FATAL"
+            hmm=str(ACOUSTIC_MODEL),
+            dict=str(CMUDICT),
+            lm=None,
+            bestpath=False,
+            cmn="batch",
+            loglevel="FATAL",
         )
         self._decoder.add_allphone_file(PHONES, str(PHONE_LM))
         self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
@@ -80,7 +88,7 @@ class Recognizer:
         decoder = self._decoder
         decoder.add_jsgf_string(COMMAND, grammar.jsgf)
         command_score, text, frames = self._decode(COMMAND, pcm)
-        accepted = bool(text) and decoder.get_fsg(COMMAND).accept(text)
+        accepted = bool(text) and decoder.get_fsg(COMMAND).accept(text) and not is_garbage(text)
         if not accepted:
             text, command_score = "", None
         ratio: float | None = None
