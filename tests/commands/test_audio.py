@@ -1,6 +1,7 @@
 """The recording's checks on their own: the speech-presence check gives the verdicts of the
 plain formula it implements (RMS per 20 ms frame, in dBFS, against an absolute floor and the
-recording's own noise floor, after removing any DC offset), and the fast base64 decoder keeps the standard library's rules."""
+recording's own noise floor, after removing any DC offset), and the fast base64 decoder keeps
+the standard library's rules."""
 
 from __future__ import annotations
 
