@@ -17,7 +17,6 @@ import functools
 import os
 import re
 import subprocess
-import threading
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -76,11 +75,10 @@ def cmudict() -> dict[str, list[str]]:
 
 
 class Pronouncer:
-    """Pronunciations per (word, voice), cached; thread-safe (decoders live in threads)."""
+    """Pronunciations per (word, voice), cached for the life of the (worker) process."""
 
     def __init__(self) -> None:
         self._cache: dict[tuple[str, str], str] = {}
-        self._lock = threading.Lock()
 
     def english(
         self, words: Iterable[str], *, names: bool = False, phonetic: bool = False
@@ -108,15 +106,12 @@ class Pronouncer:
         return {word: [spoken[word]] if spoken.get(word) else [] for word in words}
 
     def _espeak(self, words: list[str], voice: str) -> dict[str, str]:
-        with self._lock:
-            missing = [w for w in words if (w, voice) not in self._cache]
+        missing = [w for w in words if (w, voice) not in self._cache]
         if missing:
             found = _run_espeak(missing, voice)
-            with self._lock:
-                for word in missing:
-                    self._cache[(word, voice)] = found.get(word, "")
-        with self._lock:
-            return {word: self._cache[(word, voice)] for word in words}
+            for word in missing:
+                self._cache[(word, voice)] = found.get(word, "")
+        return {word: self._cache[(word, voice)] for word in words}
 
 
 def _run_espeak(words: list[str], voice: str) -> dict[str, str]:

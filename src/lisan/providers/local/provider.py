@@ -28,7 +28,7 @@ from lisan.providers.local import planner
 from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull, Request
 from lisan.users.models import Locale
 
-QUEUE_PER_WORKER = 8  # decodes that may wait per decoder thread before a 503
+QUEUE_PER_WORKER = 8  # decodes that may wait per worker process before a 503
 BUSY = "the offline speech recogniser is busy; try again shortly"
 BUSY_RETRY_AFTER_S = 1
 

@@ -27,10 +27,9 @@ from __future__ import annotations
 import asyncio
 import math
 import multiprocessing
-import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from pocketsphinx import Decoder, set_loglevel
 
@@ -61,11 +60,10 @@ class Heard:
     ratio: float | None
     frames: int
     dictated: bool = False
-    cpu_ms: float = 0.0  # the worker's CPU for the whole decode
 
 
 class Recognizer:
-    """One decoder, confined to the thread that created it."""
+    """One decoder: one per worker process, which alone uses it."""
 
     def __init__(self) -> None:
         # cmn=batch: each recording is normalised on its own mean. The default (live) carries
@@ -205,14 +203,13 @@ _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
 
 
 def hear_in_worker(pcm: bytes, request: Request) -> Heard:
-    """One decode, in a worker process; the CPU it took comes back with it."""
+    """One decode, in a worker process (or, for the accuracy bench, in its own)."""
     global _worker
-    started = time.process_time()
     if _worker is None:
         _worker = (Recognizer(), Pronouncer())
     recognizer, pronouncer = _worker
     grammar = build(request.expected, request.language, pronouncer)
     heard = recognizer.hear(pcm, grammar)
     if request.dictation and (heard.ratio is None or heard.ratio < request.dictation_below):
-        heard = recognizer.dictate(pcm) or heard
-    return replace(heard, cpu_ms=(time.process_time() - started) * 1000)
+        return recognizer.dictate(pcm) or heard
+    return heard
