@@ -286,7 +286,8 @@ def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _unique(phrases: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
-    return tuple(dict.fromkeys(phrases))[:MAX_PHRASES]
+    """Each phrase once, empty ones dropped (a label of emoji has no words to say)."""
+    return tuple(dict.fromkeys(phrase for phrase in phrases if phrase))[:MAX_PHRASES]
 
 
 def _alternatives(phrases: Sequence[tuple[str, ...]]) -> str:
