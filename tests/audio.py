@@ -8,16 +8,15 @@ from functools import cache
 
 import numpy as np
 
-from lisan.say import speak
-
-SAMPLE_RATE = 16_000
-VOICES = {"en-US": "en-us", "am-ET": "am"}
+from lisan.providers.wav import SAMPLE_RATE
+from lisan.say import VOICES, speak
+from lisan.users.models import Locale
 
 
 @cache
 def spoken(text: str, language: str = "en-US") -> bytes:
     """PCM of `text` spoken by espeak-ng, converted with sox (`lisan.say.speak`)."""
-    return speak(text, VOICES[language])
+    return speak(text, VOICES[Locale(language)])
 
 
 def padded(pcm: bytes, seconds: float) -> bytes:

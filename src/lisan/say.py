@@ -19,9 +19,10 @@ from typing import Any
 
 import httpx
 
+from lisan.commands.audio import BYTES_PER_MS
+from lisan.providers.wav import SAMPLE_RATE
 from lisan.users.models import Locale
 
-SAMPLE_RATE = 16_000
 VOICES = {Locale.EN_US: "en-us", Locale.AM_ET: "am"}
 DEVICE_FILE = Path("var") / "say-device.json"
 TIMEOUT_S = 30.0
@@ -72,7 +73,7 @@ def say(text: str, language: Locale, screen: dict[str, str], url: str) -> dict[s
                 _post(client, "/v1/app-grants", {"package_name": package, "granted": True}, headers)
             body = {
                 "audio_base64": base64.b64encode(pcm).decode(),
-                "duration_ms": len(pcm) * 1000 // (SAMPLE_RATE * 2),
+                "duration_ms": len(pcm) // BYTES_PER_MS,
                 "language": language.value,
                 "screen_context": screen,
             }

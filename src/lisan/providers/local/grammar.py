@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from lisan.commands.safety import GENERIC_SEGMENTS, names_package
+from lisan.commands.safety import GENERIC_SEGMENTS, SCROLL_DIRECTIONS, names_package
 from lisan.commands.viewtree import ViewTree, label
 from lisan.providers.base import Expected
 from lisan.providers.local.phones import Pronouncer
@@ -45,7 +45,8 @@ ENGLISH_VERBS = {
     "send": ("send",),
     "scroll": ("scroll",),
 }
-SCROLL_DIRECTIONS = ("up", "down", "left", "right")
+# "type ..." and "send ...": dictation, heard in a second pass (`recognizer.dictate`).
+DICTATION_VERBS = frozenset({"type", "send", "write"})
 
 # Amharic command words (the verb last), each with its meaning for the planner.
 AMHARIC_OPEN = "ክፈት"
@@ -230,7 +231,7 @@ def _english_rules(filled: Slots) -> list[str]:
     commands = [
         f"{verbs['tap']} [on] [the] <label> [button]",
         f"{verbs['send']} [it]",
-        f"{verbs['scroll']} [{_alternatives([(d,) for d in SCROLL_DIRECTIONS])}]",
+        f"{verbs['scroll']} [{_alternatives([(d,) for d in sorted(SCROLL_DIRECTIONS)])}]",
         "go back",
         "back",
         "go home",

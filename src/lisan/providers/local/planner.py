@@ -23,7 +23,7 @@ from typing import Any
 
 from rapidfuzz import fuzz
 
-from lisan.commands.safety import is_package_name, names_package
+from lisan.commands.safety import SCROLL_DIRECTIONS, is_package_name, names_package
 from lisan.commands.viewtree import ViewNode, ViewTree, label
 from lisan.providers.base import Screen
 from lisan.providers.local import grammar as g
@@ -98,9 +98,9 @@ def _english(words: tuple[str, ...]) -> Intent | None:
     if head in verbs["call"] and rest:
         return Intent("call", rest)
     if head == "scroll":
-        direction = next((w for w in words[1:] if w in g.SCROLL_DIRECTIONS), None)
+        direction = next((w for w in words[1:] if w in SCROLL_DIRECTIONS), None)
         return Intent("scroll", direction=direction)
-    if head in {"type", "write"} and len(words) > 1:
+    if head in g.DICTATION_VERBS - {"send"} and len(words) > 1:
         return Intent("type", words[1:])
     if head == "send":
         text = words[1:]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pocketsphinx import Decoder, set_loglevel
 
 from lisan.providers.base import Expected
-from lisan.providers.local.grammar import Grammar, build, is_garbage
+from lisan.providers.local.grammar import DICTATION_VERBS, Grammar, build, is_garbage
 from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
 from lisan.users.models import Locale
 
@@ -44,7 +44,6 @@ ACOUSTIC_MODEL = MODEL_DIR / "en-us"
 PHONE_LM = MODEL_DIR / "en-us-phone.lm.bin"
 WORD_LM = MODEL_DIR / "en-us.lm.bin"
 COMMAND, PHONES, WORDS = "command", "phones", "words"
-DICTATION_VERBS = ("type", "send", "write")
 
 
 class PoolFull(Exception):
@@ -58,7 +57,6 @@ class Heard:
 
     text: str
     ratio: float | None
-    frames: int
     dictated: bool = False
 
 
@@ -94,17 +92,17 @@ class Recognizer:
             phone_score, _, _ = self._decode(PHONES, pcm)
             if phone_score is not None and frames:
                 ratio = (command_score - phone_score) / frames
-        return Heard(text, ratio, frames)
+        return Heard(text, ratio)
 
     def dictate(self, pcm: bytes) -> Heard | None:
         """The free-word pass: dictation when the words begin with a dictation verb."""
         if not self._words_lm:
             self._decoder.add_lm_file(WORDS, str(WORD_LM))
             self._words_lm = True
-        _, text, frames = self._decode(WORDS, pcm)
+        _, text, _ = self._decode(WORDS, pcm)
         words = text.split()
         if len(words) >= 2 and words[0] in DICTATION_VERBS:
-            return Heard(text, None, frames, dictated=True)
+            return Heard(text, None, dictated=True)
         return None
 
     def _decode(self, search: str, pcm: bytes) -> tuple[float | None, str, int]:
