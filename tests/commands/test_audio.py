@@ -1,7 +1,8 @@
-"""The recording's checks on their own: the speech-presence check gives the verdicts of the
-plain formula it implements (RMS per 20 ms frame, in dBFS, against an absolute floor and the
-recording's own noise floor, after removing any DC offset), and the fast base64 decoder keeps
-the standard library's rules."""
+"""The recording's checks on their own: the energy stage of the speech check gives the verdicts
+of the plain formula it implements (RMS per 20 ms frame, in dBFS, against an absolute floor and
+the recording's own noise floor, after removing any DC offset); the whole check (energy, then a
+voice-activity model) keeps real speech and refuses loud sounds that are no voice; and the fast
+base64 decoder keeps the standard library's rules."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.audio import has_speech
+from lisan.commands.audio import has_speech, is_loud
 from tests.audio import padded, spoken
 
 RATE = 16_000
@@ -88,10 +89,55 @@ EXPECTED = {
 
 
 @pytest.mark.parametrize("name", SIGNALS)
-def test_the_verdict_is_the_plain_rules(name: str) -> None:
+def test_the_energy_verdict_is_the_plain_rules(name: str) -> None:
     pcm = _pcm(SIGNALS[name]())
-    assert has_speech(pcm) is EXPECTED[name]
+    assert is_loud(pcm) is EXPECTED[name]
     assert reference_has_speech(pcm) is EXPECTED[name]
+
+
+def _clicks(per_second: float, dbfs: float, seconds: float = 2.0) -> np.ndarray:
+    """Keyboard-like clicks: short decaying bursts at random moments over a faint hiss."""
+    rng = np.random.default_rng(3)
+    signal = _noise(seconds, -70.0)
+    burst = 32768.0 * 10 ** (dbfs / 20) * rng.normal(0, 1, 400) * np.exp(-np.arange(400) / 60)
+    for start in rng.integers(0, len(signal) - 400, int(per_second * seconds)):
+        signal[start : start + 400] += burst
+    return signal
+
+
+def _square_beeps(seconds: float = 2.0) -> np.ndarray:
+    t = np.arange(int(seconds * RATE)) / RATE
+    on = (t * 2) % 1 < 0.5  # two beeps a second
+    return 0.2 * 32768.0 * np.sign(np.sin(2 * np.pi * 880 * t)) * on
+
+
+# Loud sounds that are no voice: the energy stage calls each one speech; the voice model must not.
+NOT_VOICES: dict[str, Callable[[], np.ndarray]] = {
+    "a 200 ms tone": lambda: _tone_burst(2.0, 0.2, -10.0),
+    "keyboard clicks": lambda: _clicks(8, -18.0),
+    "door knocks": lambda: _clicks(2, -8.0),
+    "beeps": _square_beeps,
+}
+
+
+@pytest.mark.parametrize("name", NOT_VOICES)
+def test_loud_sounds_that_are_no_voice_are_no_speech(name: str) -> None:
+    pcm = _pcm(NOT_VOICES[name]())
+    assert is_loud(pcm)
+    assert not has_speech(pcm)
+
+
+@pytest.mark.parametrize(
+    "name", ["english speech", "amharic speech", "speech over hiss", "speech with a dc offset"]
+)
+def test_real_speech_is_speech(name: str) -> None:
+    assert has_speech(_pcm(SIGNALS[name]()))
+
+
+def test_silence_never_reaches_the_voice_model() -> None:
+    pcm = _pcm(SIGNALS["silence with a dc offset"]())
+    assert not is_loud(pcm)
+    assert not has_speech(pcm)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -105,7 +151,7 @@ def test_it_agrees_with_the_plain_rule_on_random_mixtures(seed: int) -> None:
         : len(signal[start : start + length])
     ]
     pcm = _pcm(signal)
-    assert has_speech(pcm) is reference_has_speech(pcm)
+    assert is_loud(pcm) is reference_has_speech(pcm)
 
 
 _BASE64ISH = st.text(

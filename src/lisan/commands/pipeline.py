@@ -126,8 +126,10 @@ async def run(
         return _refusal(
             command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
         )
-    if not has_speech(command.pcm):  # (a reserved bill is cancelled: nothing was called)
-        # Speech models invent words on silence: no provider call at all.
+    # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
+    if not await asyncio.to_thread(has_speech, command.pcm):
+        # Speech models invent words on silence and noise: no provider call at all.
+        # (A reserved bill is cancelled: nothing was called.)
         return _refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
     if context.keep_audio:
         await asyncio.to_thread(
