@@ -11,7 +11,8 @@ import pytest
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderUnavailable
 from lisan.providers.local import LocalProvider
-from lisan.providers.local.provider import BUSY, confidence, request_for
+from lisan.providers.local.confidence import Evidence, confidence
+from lisan.providers.local.provider import BUSY, request_for
 from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull
 from lisan.users.models import Locale
 from tests.audio import padded, spoken
@@ -20,7 +21,7 @@ from tests.audio import padded, spoken
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:
     pool = DecoderPool(workers=1, queue=0)
     pcm = padded(spoken("go back"), 2.0)
-    request = request_for(Expected([], None, []), Locale.EN_US)
+    request = request_for(Expected([], None, []), Locale.EN_US, 0.5)
     first = asyncio.create_task(pool.hear(pcm, request))
     await asyncio.sleep(0)  # the first is in flight (its worker process is still starting)
     with pytest.raises(PoolFull):
@@ -70,8 +71,19 @@ async def test_decoding_leaves_the_event_loop_free(
 
 
 @pytest.mark.parametrize("language", list(Locale))
-def test_confidence_is_a_probability_that_grows_with_the_ratio(language: Locale) -> None:
-    values = [confidence(r / 10_000, language) for r in range(-100, 101, 5)]
+def test_confidence_is_a_probability_that_falls_as_the_phone_loop_pulls_ahead(
+    language: Locale,
+) -> None:
+    """The further the grammar's path falls behind the free phone loop, the lower the score."""
+    values = [confidence(Evidence(gap, 200, 80), language) for gap in range(0, -201, -5)]
     assert all(0.0 <= v <= 1.0 for v in values)
-    assert values == sorted(values)
-    assert confidence(-1e9, language) < 1e-300
+    assert values == sorted(values, reverse=True)
+    assert values[0] > 0.5 > values[-1]
+    assert confidence(Evidence(-1e9, 200, 80), language) < 1e-300
+
+
+@pytest.mark.parametrize("language", list(Locale))
+def test_a_recording_shorter_than_two_seconds_is_judged_as_two(language: Locale) -> None:
+    """Padding with silence changes no score: the same gap in 1 s or 2 s scores alike."""
+    short, padded_out = Evidence(-0.3, 100, 60), Evidence(-0.3, 200, 60)
+    assert confidence(short, language) == confidence(padded_out, language)

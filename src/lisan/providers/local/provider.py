@@ -1,16 +1,15 @@
 """LISAN_PROVIDER=local (the default): speech to a plan on this machine, with no network.
 
 The transcriber listens with a closed grammar built for the request (`grammar`) in a bounded
-pool of pocketsphinx decoders (`recognizer`); its confidence is the grammar's score against a
-free phone loop, mapped to [0, 1], so the pipeline's confidence gate REPROMPTs speech the
-grammar was forced onto. The planner is deterministic (`planner`). What it covers: README,
+pool of pocketsphinx decoders (`recognizer`); its confidence compares the grammar's path with a
+free phone loop (`confidence`), so the pipeline's confidence gate REPROMPTs speech the grammar
+was forced onto. The planner is deterministic (`planner`). What it covers: README,
 "The offline provider".
 """
 
 from __future__ import annotations
 
 import asyncio
-import math
 import os
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -32,19 +31,6 @@ QUEUE_PER_WORKER = 8  # decodes that may wait per worker process before a 503
 BUSY = "the offline speech recogniser is busy; try again shortly"
 BUSY_RETRY_AFTER_S = 1
 
-# The grammar's log score per frame against the phone loop's, mapped to [0, 1] by a logistic
-# curve that crosses the default LISAN_CONFIDENCE_THRESHOLD (0.5) at RATIO_AT_HALF. Set on the
-# accuracy bench (bench/offline.py). English speech that is no command mostly ends in the
-# grammar's garbage loop already (`grammar.GARBAGE_WEIGHT`), so its point is low; Amharic has no
-# garbage loop, and its speech scores lower against the English phones anyway.
-RATIO_AT_HALF = {Locale.EN_US: -0.0008, Locale.AM_ET: -0.00095}
-RATIO_SCALE = 0.0002
-
-
-def confidence(ratio: float, language: Locale) -> float:
-    exponent = -(ratio - RATIO_AT_HALF[language]) / RATIO_SCALE
-    return 1.0 / (1.0 + math.exp(min(exponent, 700.0)))
-
 
 class LocalProvider:
     def __init__(self, settings: Settings, *, workers: int | None = None) -> None:
@@ -55,7 +41,8 @@ class LocalProvider:
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         try:
             async with asyncio.timeout(self._settings.transcribe_timeout_s):
-                heard = await self._pool.hear(pcm, request_for(expected, language))
+                request = request_for(expected, language, self._settings.confidence_threshold)
+                heard = await self._pool.hear(pcm, request)
         except TimeoutError:
             raise ProviderTimeout("transcribe: the offline decode took too long") from None
         except PoolFull as full:
@@ -66,7 +53,7 @@ class LocalProvider:
             raise ProviderUnavailable(
                 "a decoder process died", retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY
             ) from None
-        return transcript_of(heard, language)
+        return transcript_of(heard)
 
     async def plan(
         self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
@@ -77,21 +64,18 @@ class LocalProvider:
         self._pool.close()
 
 
-def request_for(expected: Expected, language: Locale) -> Request:
-    """What a worker process is sent (pickled: plain lists). English commands that the grammar
-    hears poorly get the dictation pass."""
+def request_for(expected: Expected, language: Locale, threshold: float) -> Request:
+    """What a worker process is sent (pickled: plain lists). English speech the grammar hears
+    below the confidence gate's `threshold` gets the dictation pass."""
     return Request(
         expected=Expected(list(expected.vocabulary), expected.screen, list(expected.apps)),
         language=language,
         dictation=language is Locale.EN_US,
-        dictation_below=RATIO_AT_HALF[language],
+        dictation_below=threshold,
     )
 
 
-def transcript_of(heard: Heard, language: Locale) -> Transcript:
-    """The pipeline's transcript of what a decode heard."""
-    if heard.dictated:  # weak: no score, so the pipeline reads it back before anything runs
-        return Transcript(heard.text, None)
-    if heard.ratio is None:
-        return Transcript("", 0.0)
-    return Transcript(heard.text, confidence(heard.ratio, language))
+def transcript_of(heard: Heard) -> Transcript:
+    """The pipeline's transcript of what a decode heard. A dictated one has no score (it is
+    weak), so the pipeline reads it back before anything runs."""
+    return Transcript(heard.text, heard.confidence)

@@ -13,9 +13,9 @@ One decode:
    not accept (pocketsphinx returns its best partial path when no path reaches the end) is no
    match;
 2. the same audio through a free phone loop (`allphone`): the best any English-like sound
-   sequence can score. The grammar's score per frame against it separates in-grammar speech
-   from speech the grammar was forced onto (the decoder's own posterior does not: it is about
-   0.1 for right and wrong alike);
+   sequence can score. The grammar's acoustic score against it (`confidence.Evidence`)
+   separates in-grammar speech from speech the grammar was forced onto (the decoder's own
+   posterior does not: it is about 0.1 for right and wrong alike);
 3. in English, when the grammar heard nothing it accepts, or heard it poorly, a free-word pass
    with pocketsphinx's English language model: a command that begins with "type" or "send"
    followed by words is dictation. It is weak, so it carries no confidence score, and the
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pocketsphinx import Decoder, set_loglevel
 
 from lisan.providers.base import Expected
+from lisan.providers.local.confidence import Evidence, confidence
 from lisan.providers.local.grammar import DICTATION_VERBS, Grammar, build, is_garbage
 from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
 from lisan.users.models import Locale
@@ -44,6 +45,8 @@ ACOUSTIC_MODEL = MODEL_DIR / "en-us"
 PHONE_LM = MODEL_DIR / "en-us-phone.lm.bin"
 WORD_LM = MODEL_DIR / "en-us.lm.bin"
 COMMAND, PHONES, WORDS = "command", "phones", "words"
+# Segments of a hypothesis that are no word: silence, the sentence's ends, noise and fillers.
+NOT_WORDS = ("<", "[", "+", "(NULL)")
 
 
 class PoolFull(Exception):
@@ -52,71 +55,86 @@ class PoolFull(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Heard:
-    """What one decode heard. `ratio`: the grammar's log score per frame minus the phone
-    loop's (None when the grammar matched nothing); `dictated`: a free-word transcript."""
+    """What one decode heard. `confidence`: in [0, 1] (`confidence`), None for a dictated
+    (free-word) transcript, which has no score; an empty `text` is no match. `evidence`: what
+    the confidence was computed from (the accuracy bench fits the model on it)."""
 
     text: str
-    ratio: float | None
+    confidence: float | None
     dictated: bool = False
+    evidence: Evidence | None = None
 
 
 class Recognizer:
     """One decoder: one per worker process, which alone uses it."""
 
     def __init__(self) -> None:
-        # cmn=batch: each recording is normalised on its own mean. The default (live) carries
-        # an estimate from one utterance to the next, so a command's result depended on which
-        # commands that worker had decoded before.
+        # cmn=batch and no noise removal: each recording is judged on its own. The model's
+        # defaults (live CMN, remove_noise) carry estimates from one recording to the next, so a
+        # command's result depended on what that worker had decoded before (seen: the same
+        # audio scored differently on a second decode); without them, 3 more of 332 bench
+        # commands were right.
         self._decoder = Decoder(
             hmm=str(ACOUSTIC_MODEL),
             dict=str(CMUDICT),
             lm=None,
             bestpath=False,
             cmn="batch",
+            remove_noise=False,
             loglevel="FATAL",
         )
         self._decoder.add_allphone_file(PHONES, str(PHONE_LM))
         self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
         self._words_lm = False
 
-    def hear(self, pcm: bytes, grammar: Grammar) -> Heard:
+    def hear(self, pcm: bytes, grammar: Grammar, language: Locale) -> Heard:
         self._add_words(grammar.pronunciations)
         decoder = self._decoder
         decoder.add_jsgf_string(COMMAND, grammar.jsgf)
-        command_score, text, frames = self._decode(COMMAND, pcm)
-        accepted = bool(text) and decoder.get_fsg(COMMAND).accept(text) and not is_garbage(text)
-        if not accepted:
-            text, command_score = "", None
-        ratio: float | None = None
-        if command_score is not None:
-            phone_score, _, _ = self._decode(PHONES, pcm)
-            if phone_score is not None and frames:
-                ratio = (command_score - phone_score) / frames
-        return Heard(text, ratio)
+        text = self._decode(COMMAND, pcm)
+        if not text or not decoder.get_fsg(COMMAND).accept(text) or is_garbage(text):
+            return Heard("", 0.0)
+        command = self._segments()
+        self._decode(PHONES, pcm)
+        phones = self._segments()
+        if not phones:
+            return Heard("", 0.0)
+        words = [(start, end) for word, start, end, _ in command if not word.startswith(NOT_WORDS)]
+        evidence = Evidence(
+            gap=sum(score for *_, score in command) - sum(score for *_, score in phones),
+            frames=decoder.n_frames(),
+            speech_frames=sum(end - start + 1 for start, end in words),
+        )
+        return Heard(text, confidence(evidence, language), evidence=evidence)
 
     def dictate(self, pcm: bytes) -> Heard | None:
         """The free-word pass: dictation when the words begin with a dictation verb."""
         if not self._words_lm:
             self._decoder.add_lm_file(WORDS, str(WORD_LM))
             self._words_lm = True
-        _, text, _ = self._decode(WORDS, pcm)
-        words = text.split()
+        words = self._decode(WORDS, pcm).split()
         if len(words) >= 2 and words[0] in DICTATION_VERBS:
-            return Heard(text, None, dictated=True)
+            return Heard(" ".join(words), None, dictated=True)
         return None
 
-    def _decode(self, search: str, pcm: bytes) -> tuple[float | None, str, int]:
-        """(log score, text, frames) of one search over the whole recording."""
+    def _decode(self, search: str, pcm: bytes) -> str:
+        """The text one search hears in the whole recording ("" for nothing)."""
         decoder = self._decoder
         decoder.activate_search(search)
         decoder.start_utt()
         decoder.process_raw(pcm, full_utt=True)
         decoder.end_utt()
         hypothesis = decoder.hyp()
-        frames = decoder.n_frames()
-        if hypothesis is None or hypothesis.score <= 0:
-            return None, "", frames
-        return math.log(hypothesis.score), hypothesis.hypstr.strip(), frames
+        return "" if hypothesis is None else hypothesis.hypstr.strip()
+
+    def _segments(self) -> list[tuple[str, int, int, float]]:
+        """The last decode's path: (word, first frame, last frame, log acoustic score). The
+        binding gives each score as a probability; its log is the decoder's own score."""
+        return [
+            (s.word, s.start_frame, s.end_frame, math.log(max(s.ascore, _SMALLEST)))
+            for s in self._decoder.seg() or ()
+            if s.start_frame >= 0
+        ]
 
     def _add_words(self, pronunciations: dict[str, list[str]]) -> None:
         """Readings this decoder's dictionary lacks (it starts with cmudict's): a word's
@@ -137,6 +155,9 @@ class Recognizer:
                     entries.append((_variant(word, len(known)), phones))
         for index, (name, phones) in enumerate(entries):
             decoder.add_word(name, phones, update=index == len(entries) - 1)
+
+
+_SMALLEST = 1e-300  # a score so low it underflowed
 
 
 def _variant(word: str, number: int) -> str:
@@ -194,7 +215,7 @@ class Request:
     expected: Expected
     language: Locale
     dictation: bool
-    dictation_below: float
+    dictation_below: float  # a confidence under which English gets the dictation pass
 
 
 _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
@@ -207,7 +228,7 @@ def hear_in_worker(pcm: bytes, request: Request) -> Heard:
         _worker = (Recognizer(), Pronouncer())
     recognizer, pronouncer = _worker
     grammar = build(request.expected, request.language, pronouncer)
-    heard = recognizer.hear(pcm, grammar)
-    if request.dictation and (heard.ratio is None or heard.ratio < request.dictation_below):
+    heard = recognizer.hear(pcm, grammar, request.language)
+    if request.dictation and (heard.confidence or 0.0) < request.dictation_below:
         return recognizer.dictate(pcm) or heard
     return heard
