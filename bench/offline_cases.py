@@ -174,6 +174,11 @@ ENGLISH = [
     Case("chat", "scroll up", (("SCROLL", "n5"),)),
     Case("chat", "go back", BACK),
     Case("chat", "go home", HOME),
+    Case("chat", "click send", _tap("n4")),
+    Case("chat", "tap on abebe", _tap("n6")),
+    Case("chat", "select kebede", _tap("n7")),
+    Case("chat", "press voice call", _tap("n10")),
+    Case("chat", "dial abebe", _tap("n6")),
     # contacts
     Case("contacts", "tap almaz", _tap("n4")),
     Case("contacts", "tap dawit", _tap("n5")),
@@ -201,6 +206,8 @@ ENGLISH = [
     Case("settings", "scroll down", (("SCROLL", "n3"),)),
     Case("settings", "scroll up", (("SCROLL", "n3"),)),
     Case("settings", "go to the home screen", HOME),
+    Case("settings", "press bluetooth", _tap("n5")),
+    Case("settings", "tap the battery", _tap("n8")),
     # mail
     Case("mail", "tap compose", _tap("n3")),
     Case("mail", "tap inbox", _tap("n2")),
@@ -212,6 +219,8 @@ ENGLISH = [
     Case("mail", "scroll down", (("SCROLL", "n4"),)),
     Case("mail", "go back", BACK),
     Case("mail", "open telegram", OPEN),
+    Case("mail", "press refresh", _tap("n8")),
+    Case("mail", "tap the archive button", _tap("n7")),
     # music
     Case("music", "tap play", _tap("n2")),
     Case("music", "tap next", _tap("n3")),
@@ -222,6 +231,8 @@ ENGLISH = [
     Case("music", "press play", _tap("n2")),
     Case("music", "click next", _tap("n3")),
     Case("music", "go home", HOME),
+    Case("music", "press shuffle", _tap("n5")),
+    Case("music", "click library", _tap("n6")),
     # maps
     Case("maps", "tap directions", _tap("n3")),
     Case("maps", "tap restaurants", _tap("n4")),
@@ -238,6 +249,7 @@ ENGLISH = [
     Case("gallery", "tap photos", _tap("n2")),
     Case("gallery", "scroll down", (("SCROLL", "n3"),)),
     Case("gallery", "scroll left", (("SCROLL", "n3"),)),
+    Case("gallery", "press share", _tap("n7")),
     # launcher: open apps by name
     Case("launcher", "open telegram", OPEN),
     Case("launcher", "open contacts", OPEN),
@@ -248,6 +260,8 @@ ENGLISH = [
     Case("launcher", "launch spotify", OPEN),
     Case("launcher", "start telegram", OPEN),
     Case("launcher", "open telebirr", OPEN),
+    Case("launcher", "open spotify", OPEN),
+    Case("launcher", "launch telegram", OPEN),
 ]
 # "open abebe" and "open bluetooth" are honest misses by design (no such app): drop them from
 # the goal's denominator but keep them in the report as refusals.
@@ -260,6 +274,8 @@ AMHARIC = [
     Case("chat_am", "አበበ ንካ", _tap("n6")),
     Case("chat_am", "አበበን ንካ", _tap("n6")),
     Case("chat_am", "ከበደ ንካ", _tap("n7")),
+    Case("chat_am", "ከበደን ንካ", _tap("n7")),
+    Case("chat_am", "ቤተሰብ ጫን", _tap("n8")),
     Case("chat_am", "ቤተሰብ ንካ", _tap("n8")),
     Case("chat_am", "መልእክት ንካ", _tap("n3")),
     Case("chat_am", "ውይይቶች ንካ", _tap("n2")),
@@ -272,6 +288,7 @@ AMHARIC = [
     Case("chat_am", "ወደ መነሻ ገጽ", HOME),
     Case("settings_am", "ድምጽ ንካ", _tap("n4")),
     Case("settings_am", "ማሳያ ንካ", _tap("n5")),
+    Case("settings_am", "ማሳያን ንካ", _tap("n5")),
     Case("settings_am", "ባትሪ ንካ", _tap("n6")),
     Case("settings_am", "ቋንቋ ንካ", _tap("n7")),
     Case("settings_am", "ማከማቻ ንካ", _tap("n8")),
@@ -293,6 +310,7 @@ AMHARIC = [
     Case("launcher", "ቴሌግራም ክፈት", OPEN),
     Case("launcher", "ቴሌግራምን ክፈት", OPEN),
     Case("launcher", "ስፖቲፋይ ክፈት", OPEN),
+    Case("launcher", "ስፖቲፋይን ክፈት", OPEN),
     Case("launcher", "ማፕስ ክፈት", OPEN),
     Case("launcher", "ቴሌብር ክፈት", OPEN),
     Case("launcher", "ፎቶዎች ክፈት", OPEN),
