@@ -384,3 +384,18 @@ OUT_OF_GRAMMAR_AMHARIC = [
     "ብሉቱዝ አጥፋ",
     "የድምጽ መልእክት ቅዳ",
 ]
+
+# English dictation on the chat screen: "type ..." fills the message field, "send ..." fills it
+# and taps Send; both are always read back first.
+DICTATION_ENGLISH = [
+    "type hello",
+    "type good morning",
+    "type see you tomorrow",
+    "type call me later",
+    "type the meeting is at noon",
+    "type i will be late",
+    "send i am on my way",
+    "send thank you",
+    "send hello there",
+    "send see you soon",
+]

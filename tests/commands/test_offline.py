@@ -164,3 +164,24 @@ async def test_a_command_on_an_ungranted_screen_is_refused(offline: httpx.AsyncC
     assert "action_plan" not in answer
     if answer["status"] == "REJECTED":
         assert answer["reprompt_reason"] == "app_not_granted"
+
+
+async def test_english_dictation_is_read_back_before_anything_is_typed(
+    offline: httpx.AsyncClient,
+) -> None:
+    """ "type ..." on a screen with a text field: the words after the verb go into the field,
+    and only once the user has heard them read back."""
+    device = await ready(offline)
+    answer = await say(offline, device, "type see you tomorrow")
+    assert answer["status"] == "CONFIRMATION_REQUIRED"
+    assert steps(answer) == [("TEXT_INPUT", "n3")]
+    typed = answer["action_plan"]["steps"][0]["payload"]
+    assert typed == "see you tomorrow"
+    assert typed in answer["speech_response_text"]
+
+
+async def test_tap_is_not_taken_for_type(offline: httpx.AsyncClient) -> None:
+    """ "tap" and "type" differ by one vowel; a tap on a chat screen stays a tap."""
+    device = await ready(offline)
+    answer = await say(offline, device, "tap settings")
+    assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n7")])

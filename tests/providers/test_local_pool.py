@@ -13,7 +13,7 @@ from lisan.providers.base import Expected, ProviderUnavailable
 from lisan.providers.local import LocalProvider
 from lisan.providers.local.confidence import Evidence, confidence
 from lisan.providers.local.provider import BUSY, request_for
-from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull
+from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull, hear_in_worker
 from lisan.users.models import Locale
 from tests.audio import padded, spoken
 
@@ -21,7 +21,7 @@ from tests.audio import padded, spoken
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:
     pool = DecoderPool(workers=1, queue=0)
     pcm = padded(spoken("go back"), 2.0)
-    request = request_for(Expected([], None, []), Locale.EN_US, 0.5)
+    request = request_for(Expected([], None, []), Locale.EN_US)
     first = asyncio.create_task(pool.hear(pcm, request))
     await asyncio.sleep(0)  # the first is in flight (its worker process is still starting)
     with pytest.raises(PoolFull):
@@ -87,3 +87,16 @@ def test_a_recording_shorter_than_two_seconds_is_judged_as_two(language: Locale)
     """Padding with silence changes no score: the same gap in 1 s or 2 s scores alike."""
     short, padded_out = Evidence(-0.3, 100, 60), Evidence(-0.3, 200, 60)
     assert confidence(short, language) == confidence(padded_out, language)
+
+
+def test_a_recording_is_heard_the_same_whatever_the_worker_heard_before() -> None:
+    """A decoder carries noise and cepstral-mean estimates from one recording to the next
+    unless told not to; then a user's answer would depend on another user's audio."""
+    request = request_for(Expected([], None, ["org.telegram.messenger"]), Locale.EN_US)
+    probe = padded(spoken("open telegram"), 2.0)
+    first = hear_in_worker(probe, request)
+    for other in ("go back", "scroll down", "go to the home screen"):
+        hear_in_worker(padded(spoken(other), 2.0), request)
+        again = hear_in_worker(probe, request)
+        assert (again.text, again.confidence) == (first.text, first.confidence)
+    assert first.text == "open telegram"

@@ -46,8 +46,8 @@ class Evidence:
 # (weights of per_frame and per_speech_frame; intercept), from
 # `python -m bench.offline --calibrate` (see its report for the fit and the held-out figures).
 WEIGHTS: dict[Locale, tuple[float, float, float]] = {
-    Locale.EN_US: (1.32, 0.752, 6.951),
-    Locale.AM_ET: (-2.042, 1.635, 5.39),
+    Locale.EN_US: (1.284, 0.679, 6.543),
+    Locale.AM_ET: (-1.688, 1.271, 4.016),
 }
 
 

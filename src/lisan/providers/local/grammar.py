@@ -144,7 +144,7 @@ def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Gramm
     template_words = {w for rule in rules for w in _rule_words(rule)} - readings.keys()
     readings.update(_pronounce(template_words, set(), pronouncer, phonetic=False))
     if language is Locale.EN_US:
-        rules = _with_garbage(rules)
+        rules = _with_garbage(rules, dictation=_has_field(expected))
         readings.update({word: [phone] for word, phone in GARBAGE_WORDS.items()})
     jsgf = "#JSGF V1.0;\ngrammar command;\n" + "\n".join(rules) + "\n"
     return Grammar(jsgf, readings)
@@ -158,6 +158,9 @@ def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Gramm
 # loop away; 1e-24 and 1e-26 measured the same. Not in Amharic, whose commands the English
 # phones fit so loosely that the loop wins them too.
 GARBAGE_WEIGHT = "1e-26"
+# Dictation ("type" then any sounds) only where no command fits: at the commands' own weight it
+# took "tap the send button" for "type ..." ("tap" and "type" differ by one vowel).
+DICTATION_WEIGHT = "1e-8"
 GARBAGE_PREFIX = "g_"
 GARBAGE_WORDS = {
     GARBAGE_PREFIX + phone.lower(): phone
@@ -205,19 +208,39 @@ GARBAGE_WORDS = {
 }
 
 
-def _with_garbage(rules: list[str]) -> list[str]:
+def _with_garbage(rules: list[str], *, dictation: bool) -> list[str]:
+    """The garbage loop, and, on a screen with a text field, dictation: a dictation verb then
+    any sounds. The words after the verb are heard in a second pass (`recognizer.dictate`);
+    here the grammar only decides that the speech began with the verb."""
     public, *others = rules
     head, body = public.rstrip(";").split(" = ", 1)
     loop = " | ".join(GARBAGE_WORDS)
+    verbs = " | ".join(sorted(DICTATION_VERBS))
+    typed = f" | /{DICTATION_WEIGHT}/ ( ( {verbs} ) <garbage> )" if dictation else ""
     return [
-        f"{head} = /1/ ( {body} ) | /{GARBAGE_WEIGHT}/ <garbage>;",
+        f"{head} = /1/ ( {body} ){typed} | /{GARBAGE_WEIGHT}/ <garbage>;",
         *others,
         f"<garbage> = ( {loop} )+;",
     ]
 
 
+def _has_field(expected: Expected) -> bool:
+    """Whether the screen has a text field to type into (dictation has nowhere to go else)."""
+    if expected.screen is None:
+        return False
+    return any("editable" in node.flags for node in ViewTree(expected.screen.view_tree).values())
+
+
 def is_garbage(text: str) -> bool:
     return any(word.startswith(GARBAGE_PREFIX) for word in text.split())
+
+
+def dictation_verb(text: str) -> str | None:
+    """The verb of a dictation the grammar heard ("type" then sounds), else None."""
+    words = text.split()
+    if len(words) > 1 and words[0] in DICTATION_VERBS and is_garbage(" ".join(words[1:])):
+        return words[0]
+    return None
 
 
 def _sayable(

@@ -41,8 +41,7 @@ class LocalProvider:
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         try:
             async with asyncio.timeout(self._settings.transcribe_timeout_s):
-                request = request_for(expected, language, self._settings.confidence_threshold)
-                heard = await self._pool.hear(pcm, request)
+                heard = await self._pool.hear(pcm, request_for(expected, language))
         except TimeoutError:
             raise ProviderTimeout("transcribe: the offline decode took too long") from None
         except PoolFull as full:
@@ -64,14 +63,12 @@ class LocalProvider:
         self._pool.close()
 
 
-def request_for(expected: Expected, language: Locale, threshold: float) -> Request:
-    """What a worker process is sent (pickled: plain lists). English speech the grammar hears
-    below the confidence gate's `threshold` gets the dictation pass."""
+def request_for(expected: Expected, language: Locale) -> Request:
+    """What a worker process is sent (pickled: plain lists). Only English has dictation."""
     return Request(
         expected=Expected(list(expected.vocabulary), expected.screen, list(expected.apps)),
         language=language,
         dictation=language is Locale.EN_US,
-        dictation_below=threshold,
     )
 
 

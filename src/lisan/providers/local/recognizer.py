@@ -16,9 +16,9 @@ One decode:
    sequence can score. The grammar's acoustic score against it (`confidence.Evidence`)
    separates in-grammar speech from speech the grammar was forced onto (the decoder's own
    posterior does not: it is about 0.1 for right and wrong alike);
-3. in English, when the grammar heard nothing it accepts, or heard it poorly, a free-word pass
-   with pocketsphinx's English language model: a command that begins with "type" or "send"
-   followed by words is dictation. It is weak, so it carries no confidence score, and the
+3. in English, when the grammar heard a dictation verb ("type", "send", "write") followed by
+   sounds no command explains, a free-word pass with pocketsphinx's English language model
+   over the audio after the verb. It is weak, so it carries no confidence score, and the
    pipeline reads it back before anything runs.
 """
 
@@ -35,7 +35,7 @@ from pocketsphinx import Decoder, set_loglevel
 
 from lisan.providers.base import Expected
 from lisan.providers.local.confidence import Evidence, confidence
-from lisan.providers.local.grammar import DICTATION_VERBS, Grammar, build, is_garbage
+from lisan.providers.local.grammar import Grammar, build, dictation_verb, is_garbage
 from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
 from lisan.users.models import Locale
 
@@ -45,6 +45,15 @@ ACOUSTIC_MODEL = MODEL_DIR / "en-us"
 PHONE_LM = MODEL_DIR / "en-us-phone.lm.bin"
 WORD_LM = MODEL_DIR / "en-us.lm.bin"
 COMMAND, PHONES, WORDS = "command", "phones", "words"
+BYTES_PER_FRAME = 320  # 10 ms of 16 kHz 16-bit audio
+# Where every decode's cepstral-mean estimate starts: the mean the decoder settles on over the
+# 275 real voices of ../shared/speech (people, not espeak-ng), so no recording inherits
+# another's.
+CMN_START = "43.21,4.39,-6.05,0.03,-6.54,-2.08,-2.05,-1.64,0.49,-0.80,-1.29,-0.04,-0.45"
+# The dictation verb's log score per frame against the phone loop's over the same frames, below
+# which it is no dictation (bench: kept 30 of 40 dictations, refused 12 of 16 commands and 15 of
+# 24 sentences that the grammar had taken for dictation).
+VERB_GAP_MIN = -0.0035
 # Segments of a hypothesis that are no word: silence, the sentence's ends, noise and fillers.
 NOT_WORDS = ("<", "[", "+", "(NULL)")
 
@@ -69,36 +78,46 @@ class Recognizer:
     """One decoder: one per worker process, which alone uses it."""
 
     def __init__(self) -> None:
-        # cmn=batch and no noise removal: each recording is judged on its own. The model's
-        # defaults (live CMN, remove_noise) carry estimates from one recording to the next, so a
-        # command's result depended on what that worker had decoded before (seen: the same
-        # audio scored differently on a second decode); without them, 3 more of 332 bench
-        # commands were right.
+        # Every decode starts its feature state afresh (`_decode`), from the same cepstral mean:
+        # each recording is judged on its own. The decoder carries its noise and cepstral-mean
+        # estimates from one recording to the next, so an answer depended on what that worker
+        # had decoded before (seen: "press wi-fi" heard after a slow command and missed after a
+        # fast one). `cmn="batch"` and `remove_noise=False` did not stop it: the model's
+        # feat.params overrides them.
         self._decoder = Decoder(
             hmm=str(ACOUSTIC_MODEL),
             dict=str(CMUDICT),
             lm=None,
             bestpath=False,
-            cmn="batch",
-            remove_noise=False,
+            cmninit=CMN_START,
             loglevel="FATAL",
         )
         self._decoder.add_allphone_file(PHONES, str(PHONE_LM))
         self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
         self._words_lm = False
 
-    def hear(self, pcm: bytes, grammar: Grammar, language: Locale) -> Heard:
+    def hear(self, pcm: bytes, grammar: Grammar, language: Locale, *, dictation: bool) -> Heard:
         self._add_words(grammar.pronunciations)
         decoder = self._decoder
         decoder.add_jsgf_string(COMMAND, grammar.jsgf)
         text = self._decode(COMMAND, pcm)
-        if not text or not decoder.get_fsg(COMMAND).accept(text) or is_garbage(text):
+        if not text or not decoder.get_fsg(COMMAND).accept(text):
             return Heard("", 0.0)
         command = self._segments()
+        verb = dictation_verb(text) if dictation else None
+        if is_garbage(text) and verb is None:
+            return Heard("", 0.0)
         self._decode(PHONES, pcm)
         phones = self._segments()
         if not phones:
             return Heard("", 0.0)
+        if verb is not None:
+            first, last, score = next((s, e, a) for word, s, e, a in command if word == verb)
+            # "tap" and "type" differ by one vowel: the verb must be heard about as well as
+            # the phone loop hears those frames.
+            if (score - _span_score(phones, first, last)) / (last - first + 1) < VERB_GAP_MIN:
+                return Heard("", 0.0)
+            return self.dictate(verb, pcm[(last + 1) * BYTES_PER_FRAME :])
         words = [(start, end) for word, start, end, _ in command if not word.startswith(NOT_WORDS)]
         evidence = Evidence(
             gap=sum(score for *_, score in command) - sum(score for *_, score in phones),
@@ -107,20 +126,21 @@ class Recognizer:
         )
         return Heard(text, confidence(evidence, language), evidence=evidence)
 
-    def dictate(self, pcm: bytes) -> Heard | None:
-        """The free-word pass: dictation when the words begin with a dictation verb."""
+    def dictate(self, verb: str, pcm: bytes) -> Heard:
+        """The free-word pass over the audio after a dictation verb."""
         if not self._words_lm:
             self._decoder.add_lm_file(WORDS, str(WORD_LM))
             self._words_lm = True
         words = self._decode(WORDS, pcm).split()
-        if len(words) >= 2 and words[0] in DICTATION_VERBS:
-            return Heard(" ".join(words), None, dictated=True)
-        return None
+        if not words:
+            return Heard("", 0.0)
+        return Heard(" ".join([verb, *words]), None, dictated=True)
 
     def _decode(self, search: str, pcm: bytes) -> str:
         """The text one search hears in the whole recording ("" for nothing)."""
         decoder = self._decoder
         decoder.activate_search(search)
+        decoder.reinit_feat()  # a fresh noise and cepstral-mean estimate: 3 us
         decoder.start_utt()
         decoder.process_raw(pcm, full_utt=True)
         decoder.end_utt()
@@ -158,6 +178,17 @@ class Recognizer:
 
 
 _SMALLEST = 1e-300  # a score so low it underflowed
+
+
+def _span_score(segments: list[tuple[str, int, int, float]], start: int, end: int) -> float:
+    """The score of frames start..end on a path, a segment's score shared evenly over its
+    frames where the span cuts it."""
+    total = 0.0
+    for _, first, last, score in segments:
+        overlap = min(last, end) - max(first, start) + 1
+        if overlap > 0:
+            total += score * overlap / (last - first + 1)
+    return total
 
 
 def _variant(word: str, number: int) -> str:
@@ -215,7 +246,6 @@ class Request:
     expected: Expected
     language: Locale
     dictation: bool
-    dictation_below: float  # a confidence under which English gets the dictation pass
 
 
 _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
@@ -228,7 +258,4 @@ def hear_in_worker(pcm: bytes, request: Request) -> Heard:
         _worker = (Recognizer(), Pronouncer())
     recognizer, pronouncer = _worker
     grammar = build(request.expected, request.language, pronouncer)
-    heard = recognizer.hear(pcm, grammar, request.language)
-    if request.dictation and (heard.confidence or 0.0) < request.dictation_below:
-        return recognizer.dictate(pcm) or heard
-    return heard
+    return recognizer.hear(pcm, grammar, request.language, dictation=request.dictation)
