@@ -33,6 +33,7 @@ import numpy as np
 
 from bench.offline_cases import (
     AMHARIC,
+    DICTATION_AMHARIC,
     DICTATION_ENGLISH,
     ENGLISH,
     GRANTED,
@@ -176,7 +177,7 @@ def run_one(
     if not has_speech(pcm):
         return answer("REPROMPT", "no_speech")
     # What a decoder process runs, run here: its CPU is then this process's to measure.
-    request = request_for(Expected(VOCABULARY, seen, GRANTED), language)
+    request = request_for(Expected(VOCABULARY, seen, GRANTED), language, threshold)
     heard = hear_in_worker(pcm, request)
     evidence = heard.evidence
     transcript = transcript_of(heard)
@@ -228,6 +229,13 @@ def bench(quick: bool, shared: bool) -> Report:
             right = got.status == "CONFIRMATION_REQUIRED" and tuple(got.steps) == typed
             report.outcomes.append(
                 _outcome("dictation", "en-US", sentence, voice, rate, got, right)
+            )
+    for sentence in DICTATION_AMHARIC:
+        for voice, rate in plans[1][3]:
+            got = run_one(speak(sentence, voice, rate), Locale.AM_ET, "chat_am", threshold)
+            declined = (got.status, got.reason) == ("REJECTED", "dictation_unsupported")
+            report.outcomes.append(
+                _outcome("dictation", "am-ET", sentence, voice, rate, got, declined)
             )
     out_of_grammar = [
         ("en-US", Locale.EN_US, OUT_OF_GRAMMAR_ENGLISH, plans[0][3]),
@@ -296,11 +304,16 @@ def summary(report: Report) -> dict[str, object]:
                 sum(not o.loud for o in quiet), silent_total
             ),
         }
-    dictated = [o for o in report.outcomes if o.kind == "dictation"]
+    dictated = [o for o in report.outcomes if o.kind == "dictation" and o.language == "en-US"]
     if dictated:
         lines["en-US_dictation"] = {
             "read_back_as_typing": _pct(sum(o.correct for o in dictated), len(dictated)),
             "words_exact": _pct(sum(o.transcript == o.said for o in dictated), len(dictated)),
+        }
+    declined = [o for o in report.outcomes if o.kind == "dictation" and o.language == "am-ET"]
+    if declined:
+        lines["am-ET_dictation"] = {
+            "declined_as_unsupported": _pct(sum(o.correct for o in declined), len(declined)),
         }
     cpu = [o.cpu_ms for o in report.outcomes if o.kind == "command"]
     lines["cpu_ms_per_2s_command"] = {

@@ -399,3 +399,16 @@ DICTATION_ENGLISH = [
     "send hello there",
     "send see you soon",
 ]
+
+# Amharic dictation ("<words> ጻፍ", "write <words>") on the Amharic chat screen: offline Amharic
+# cannot transcribe free words, so each must be declined as `dictation_unsupported`.
+DICTATION_AMHARIC = [
+    "ሰላም ጻፍ",
+    "ደህና ነኝ ብለህ ጻፍ",
+    "ነገ እመጣለሁ ብለህ ጻፍ",
+    "እወድሻለሁ ጻፍ",
+    "አሁን እመጣለሁ ጻፍ",
+    "እሺ ጻፍ",
+    "በቅርቡ እደውላለሁ ጻፍ",
+    "እንኳን ደስ አለህ ጻፍ",
+]

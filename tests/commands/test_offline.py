@@ -185,3 +185,11 @@ async def test_tap_is_not_taken_for_type(offline: httpx.AsyncClient) -> None:
     device = await ready(offline)
     answer = await say(offline, device, "tap settings")
     assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n7")])
+
+
+async def test_amharic_dictation_is_declined_with_its_reason(offline: httpx.AsyncClient) -> None:
+    """Offline Amharic cannot transcribe free words: "<words> ጻፍ" gets an honest answer."""
+    device = await ready(offline)
+    answer = await say(offline, device, "ሰላም ጻፍ", language="am-ET", tree=CHAT_AM)
+    assert (answer["status"], answer["reprompt_reason"]) == ("REJECTED", "dictation_unsupported")
+    assert "action_plan" not in answer

@@ -21,7 +21,7 @@ from tests.audio import padded, spoken
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:
     pool = DecoderPool(workers=1, queue=0)
     pcm = padded(spoken("go back"), 2.0)
-    request = request_for(Expected([], None, []), Locale.EN_US)
+    request = request_for(Expected([], None, []), Locale.EN_US, 0.5)
     first = asyncio.create_task(pool.hear(pcm, request))
     await asyncio.sleep(0)  # the first is in flight (its worker process is still starting)
     with pytest.raises(PoolFull):
@@ -92,7 +92,7 @@ def test_a_recording_shorter_than_two_seconds_is_judged_as_two(language: Locale)
 def test_a_recording_is_heard_the_same_whatever_the_worker_heard_before() -> None:
     """A decoder carries noise and cepstral-mean estimates from one recording to the next
     unless told not to; then a user's answer would depend on another user's audio."""
-    request = request_for(Expected([], None, ["org.telegram.messenger"]), Locale.EN_US)
+    request = request_for(Expected([], None, ["org.telegram.messenger"]), Locale.EN_US, 0.5)
     probe = padded(spoken("open telegram"), 2.0)
     first = hear_in_worker(probe, request)
     for other in ("go back", "scroll down", "go to the home screen"):

@@ -61,7 +61,9 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 # Why a planner may say it has no steps (the offline planner says which; a remote one may not).
-DECLINE_REASONS = frozenset({"nothing_to_do", "target_not_on_screen", "app_not_granted"})
+DECLINE_REASONS = frozenset(
+    {"nothing_to_do", "target_not_on_screen", "app_not_granted", "dictation_unsupported"}
+)
 
 
 @dataclass

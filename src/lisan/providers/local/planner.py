@@ -39,7 +39,7 @@ Plan = dict[str, Any]
 
 @dataclass(frozen=True, slots=True)
 class Intent:
-    action: str  # open, tap, call, send, delete, scroll, back, home, type
+    action: str  # open, tap, call, send, delete, scroll, back, home, type, dictate
     words: tuple[str, ...] = ()  # the name, label or text it names
     direction: str | None = None
 
@@ -50,6 +50,8 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     current = screen.current_package if screen is not None else ""
     if intent is None:
         return _declined(current, "nothing_to_do")
+    if intent.action == "dictate":  # offline Amharic cannot transcribe free words
+        return _declined(current, "dictation_unsupported")
     if intent.action == "open":
         return _open(intent, apps, current)
     if intent.action == "home":
@@ -123,6 +125,8 @@ def _amharic(words: tuple[str, ...]) -> Intent | None:
         return Intent("send")
     if words == (g.AMHARIC_DELETE,):
         return Intent("delete")
+    if words == (g.AMHARIC_WRITE,):
+        return Intent("dictate")
     if verb == g.AMHARIC_OPEN and rest:
         return Intent("open", rest)
     if verb in g.AMHARIC_TAP and rest:

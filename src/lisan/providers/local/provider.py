@@ -41,7 +41,8 @@ class LocalProvider:
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         try:
             async with asyncio.timeout(self._settings.transcribe_timeout_s):
-                heard = await self._pool.hear(pcm, request_for(expected, language))
+                request = request_for(expected, language, self._settings.confidence_threshold)
+                heard = await self._pool.hear(pcm, request)
         except TimeoutError:
             raise ProviderTimeout("transcribe: the offline decode took too long") from None
         except PoolFull as full:
@@ -63,12 +64,14 @@ class LocalProvider:
         self._pool.close()
 
 
-def request_for(expected: Expected, language: Locale) -> Request:
-    """What a worker process is sent (pickled: plain lists). Only English has dictation."""
+def request_for(expected: Expected, language: Locale, refuse_below: float) -> Request:
+    """What a worker process is sent (pickled: plain lists). Only English has dictation; the
+    confidence gate's threshold says when Amharic speech is worth a check for dictation."""
     return Request(
         expected=Expected(list(expected.vocabulary), expected.screen, list(expected.apps)),
         language=language,
         dictation=language is Locale.EN_US,
+        refuse_below=refuse_below,
     )
 
 

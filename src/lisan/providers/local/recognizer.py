@@ -44,7 +44,7 @@ set_loglevel("FATAL")  # pocketsphinx reports a grammar miss on stderr; we read 
 ACOUSTIC_MODEL = MODEL_DIR / "en-us"
 PHONE_LM = MODEL_DIR / "en-us-phone.lm.bin"
 WORD_LM = MODEL_DIR / "en-us.lm.bin"
-COMMAND, PHONES, WORDS = "command", "phones", "words"
+COMMAND, PHONES, WORDS, DICTATION = "command", "phones", "words", "dictation"
 BYTES_PER_FRAME = 320  # 10 ms of 16 kHz 16-bit audio
 # Where every decode's cepstral-mean estimate starts: the mean the decoder settles on over the
 # 275 real voices of ../shared/speech (people, not espeak-ng), so no recording inherits
@@ -96,7 +96,24 @@ class Recognizer:
         self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
         self._words_lm = False
 
-    def hear(self, pcm: bytes, grammar: Grammar, language: Locale, *, dictation: bool) -> Heard:
+    def hear(self, pcm: bytes, grammar: Grammar, language: Locale, request: Request) -> Heard:
+        heard = self._hear_command(pcm, grammar, language, dictation=request.dictation)
+        refused = not heard.text or (heard.confidence or 0.0) < request.refuse_below
+        if grammar.unsupported_dictation is not None and refused:
+            return self._unsupported_dictation(pcm, grammar.unsupported_dictation) or heard
+        return heard
+
+    def _unsupported_dictation(self, pcm: bytes, jsgf: str) -> Heard | None:
+        """Amharic dictation, heard only to be declined: the verb alone, as a dictated text."""
+        self._decoder.add_jsgf_string(DICTATION, jsgf)
+        text = self._decode(DICTATION, pcm)
+        if text and self._decoder.get_fsg(DICTATION).accept(text):
+            return Heard(text.split()[-1], None, dictated=True)
+        return None
+
+    def _hear_command(
+        self, pcm: bytes, grammar: Grammar, language: Locale, *, dictation: bool
+    ) -> Heard:
         self._add_words(grammar.pronunciations)
         decoder = self._decoder
         decoder.add_jsgf_string(COMMAND, grammar.jsgf)
@@ -246,6 +263,7 @@ class Request:
     expected: Expected
     language: Locale
     dictation: bool
+    refuse_below: float  # the confidence gate's threshold (LISAN_CONFIDENCE_THRESHOLD)
 
 
 _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
@@ -258,4 +276,4 @@ def hear_in_worker(pcm: bytes, request: Request) -> Heard:
         _worker = (Recognizer(), Pronouncer())
     recognizer, pronouncer = _worker
     grammar = build(request.expected, request.language, pronouncer)
-    return recognizer.hear(pcm, grammar, request.language, dictation=request.dictation)
+    return recognizer.hear(pcm, grammar, request.language, request)
