@@ -9,6 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.errors import Conflict, NotFound
+from lisan.core.ids import path_uuid
 from lisan.core.types import utcnow
 from lisan.users import repository
 from lisan.users.models import AccountStatus, Locale, User
@@ -35,11 +36,7 @@ class AccountChange:
 
 
 def parse_user_id(user_id: str) -> uuid.UUID:
-    """A path id that is not a UUID names no account: 404, like an unknown one."""
-    try:
-        return uuid.UUID(user_id)
-    except ValueError:
-        raise NotFound("no such user") from None
+    return path_uuid(user_id, NotFound("no such user"))
 
 
 async def create_account(session: AsyncSession, install_id: str, locale: Locale) -> User:
@@ -108,3 +105,13 @@ def current_user_view(
         locale=Locale(locale),
         preferences=Preferences(speech_rate=speech_rate, wake_word=wake_word),
     )
+
+
+async def mark_deleted(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Deletion requested: from now on the account's sessions answer 409 (but to repeat it)."""
+    await repository.set_status(session, user_id, AccountStatus.DELETED.value)
+
+
+async def remove_account(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """The last step of a deletion: the row goes, and every table that references it with it."""
+    await repository.remove(session, user_id)

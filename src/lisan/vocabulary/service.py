@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
+from lisan.core.ids import path_uuid
 from lisan.core.types import utcnow
 from lisan.vocabulary import repository
 from lisan.vocabulary.models import VocabularyTerm
@@ -42,11 +43,7 @@ class TermNotFound(NotFound):
 
 
 def parse_term_id(term_id: str) -> uuid.UUID:
-    """A path id that is not a UUID names no term: 404, like an unknown one."""
-    try:
-        return uuid.UUID(term_id)
-    except ValueError:
-        raise TermNotFound from None
+    return path_uuid(term_id, TermNotFound())
 
 
 def _view(term: VocabularyTerm) -> TermView:
