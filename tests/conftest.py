@@ -148,6 +148,8 @@ def settings_factory(database_url: str, tmp_path: Path) -> Callable[..., Setting
             "redis_url": None,
             "storage_dir": tmp_path / "objects",
             "log_format": "json",
+            # Tests run the worker themselves, when they choose (tests/deletion).
+            "run_worker": False,
         }
         values.update(overrides)
         return Settings(**values)

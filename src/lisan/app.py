@@ -22,6 +22,8 @@ from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
+from lisan.deletion.endpoints import router as deletion_router
+from lisan.deletion.worker import Worker
 from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
@@ -41,6 +43,7 @@ ROUTERS = (
     users_router,
     commands_router,
     consent_router,
+    deletion_router,
     grants_router,
     vocabulary_router,
     telemetry_router,
@@ -70,6 +73,11 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
             task = asyncio.create_task(_migrate_until_done(resources))
             resources.background.add(task)
             task.add_done_callback(resources.background.discard)
+        if settings.run_worker:  # deletion jobs and purges, in this process too
+            worker = Worker(settings, resources.sessions).run_forever()
+            worker_task = asyncio.create_task(worker)
+            resources.background.add(worker_task)
+            worker_task.add_done_callback(resources.background.discard)
         try:
             yield
         finally:

@@ -112,6 +112,37 @@ def serve(
     )
 
 
+@app.command()
+def worker() -> None:
+    """Apply migrations, then run the background worker alone (deletion jobs and purges) until
+    stopped (SIGINT or SIGTERM)."""
+    import signal
+
+    from lisan.deletion.worker import Worker
+
+    settings = load_settings_or_exit()
+    try:
+        upgrade_to_head(settings.database_url)
+    except Exception as exc:
+        fail(f"migration failed: {type(exc).__name__}: {exc}".splitlines()[0])
+
+    async def run() -> None:
+        engine = create_engine(settings.database_url, for_writes=True)
+        task = asyncio.create_task(Worker(settings, create_session_factory(engine)).run_forever())
+        loop = asyncio.get_running_loop()
+        for stop in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(stop, task.cancel)
+        log.info("worker started")
+        try:
+            await task
+        except asyncio.CancelledError:
+            log.info("worker stopped")
+        finally:
+            await engine.dispose()
+
+    asyncio.run(run())
+
+
 admin_app = typer.Typer(
     help="Admin credentials for the audited admin routes.", no_args_is_help=True
 )

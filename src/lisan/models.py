@@ -6,6 +6,7 @@ from lisan.billing.models import BilledCommand, Subscription
 from lisan.commands.models import IdempotencyRecord
 from lisan.consent.models import ConsentGrant
 from lisan.core.database import Base
+from lisan.deletion.models import DeletionJob
 from lisan.grants.models import AppGrant
 from lisan.telemetry.models import CommandEvent
 from lisan.users.models import User
@@ -19,6 +20,7 @@ __all__ = [
     "BilledCommand",
     "CommandEvent",
     "ConsentGrant",
+    "DeletionJob",
     "DeviceSession",
     "IdempotencyRecord",
     "Subscription",

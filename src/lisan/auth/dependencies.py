@@ -43,6 +43,13 @@ async def commanding_user(request: Request) -> Principal:
     return await _authenticated(request, Purpose.USE, settings.rate_limit_commands, "commands")
 
 
+async def deleting_user(request: Request) -> Principal:
+    """A user asking for their data's deletion: also once their account is `deleted` (the
+    request may be repeated while its job is in flight)."""
+    settings = request.app.state.resources.settings
+    return await _authenticated(request, Purpose.DELETE_DATA, settings.rate_limit_user, "user")
+
+
 async def refreshing_user(request: Request) -> Principal:
     settings = request.app.state.resources.settings
     return await _authenticated(request, Purpose.REFRESH, settings.rate_limit_user, "user")

@@ -4,7 +4,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, bindparam, select, update
+from sqlalchemy import Row, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.auth.models import DeviceSession
@@ -68,3 +68,14 @@ async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) ->
         .execution_options(synchronize_session=False)
     )
     return bool(result.rowcount)  # type: ignore[attr-defined]
+
+
+async def purge_expired(session: AsyncSession, cutoff: datetime, limit: int) -> int:
+    """Delete up to `limit` sessions that expired before `cutoff` (their expiry plus the
+    refresh grace: not even a refresh can use them); the count deleted."""
+    expired = select(DeviceSession.id).where(DeviceSession.expires_at < cutoff).limit(limit)
+    ids = list((await session.execute(expired)).scalars())
+    if not ids:
+        return 0
+    deleted = await session.execute(delete(DeviceSession).where(DeviceSession.id.in_(ids)))
+    return int(getattr(deleted, "rowcount", 0) or 0)

@@ -14,6 +14,7 @@ REPROMPT without a provider call. Two stages, cheap first:
 from __future__ import annotations
 
 import binascii
+import contextlib
 import math
 import threading
 from pathlib import Path
@@ -104,10 +105,42 @@ def is_loud(pcm: bytes) -> bool:
 def store_audio(storage_dir: Path, user_id: str, command_id: str, pcm: bytes) -> Path:
     """Write the recording as WAV under the user's folder (blocking: call it in a thread). Only
     while the user's audio_retention consent is granted; the deletion job removes the folder."""
-    folder = storage_dir / "audio" / user_id
+    folder = audio_folder(storage_dir, user_id)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{command_id}.wav"
     temporary = path.with_suffix(".tmp")
     temporary.write_bytes(wav_bytes(pcm))
     temporary.replace(path)  # never a half-written object under the final name
     return path
+
+
+def audio_folder(storage_dir: Path, user_id: str) -> Path:
+    """Where a user's recordings are kept: one folder per user, all of it theirs."""
+    return storage_dir / "audio" / user_id
+
+
+def audio_owners(storage_dir: Path, limit: int) -> list[str]:
+    """Up to `limit` users who have a folder of recordings (blocking: call it in a thread)."""
+    root = storage_dir / "audio"
+    if not root.is_dir():
+        return []
+    owners: list[str] = []
+    for entry in root.iterdir():
+        if entry.is_dir():
+            owners.append(entry.name)
+            if len(owners) >= limit:
+                break
+    return owners
+
+
+def remove_audio(storage_dir: Path, user_id: str) -> None:
+    """Remove a user's recordings (blocking: call it in a thread). Safe to repeat, and to run
+    from several workers at once: what another removed first is simply gone."""
+    folder = audio_folder(storage_dir, user_id)
+    if not folder.exists():
+        return
+    for path in sorted(folder.rglob("*"), reverse=True):  # files before their folders
+        with contextlib.suppress(FileNotFoundError):
+            path.rmdir() if path.is_dir() and not path.is_symlink() else path.unlink()
+    with contextlib.suppress(FileNotFoundError):
+        folder.rmdir()

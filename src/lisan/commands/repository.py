@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import bindparam, delete, select, tuple_, update
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
 from lisan.core.database import Executor, PerDialect, table_of
@@ -96,3 +97,22 @@ async def remove(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
 
 async def remove_running(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
     await db.execute(_REMOVE_RUNNING, _key(user_id, key))
+
+
+async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit: int) -> int:
+    """Delete up to `limit` idempotency records past their expiry (24 h); the count deleted.
+    Safe from several workers at once: a row another deleted first is simply not counted."""
+    expired = (
+        select(IdempotencyRecord.user_id, IdempotencyRecord.key)
+        .where(IdempotencyRecord.expires_at < now)
+        .limit(limit)
+    )
+    keys = [(row.user_id, row.key) for row in await session.execute(expired)]
+    if not keys:
+        return 0
+    deleted = await session.execute(
+        delete(IdempotencyRecord).where(
+            tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(keys)
+        )
+    )
+    return int(getattr(deleted, "rowcount", 0) or 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Select, select
+from sqlalchemy import ColumnElement, FromClause, Select, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -45,3 +45,12 @@ def with_account(
         User.speech_rate.label("account_speech_rate"),
         User.wake_word.label("account_wake_word"),
     )
+
+
+async def set_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:
+    await session.execute(update(User).where(User.id == user_id).values(status=status))
+
+
+async def remove(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """Delete the row; every table that references it cascades. Removing it twice is fine."""
+    await session.execute(delete(User).where(User.id == user_id))

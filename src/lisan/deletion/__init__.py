@@ -1,0 +1,1 @@
+"""User-data deletion: the request, the durable job, and the worker that carries it out."""
