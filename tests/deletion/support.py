@@ -3,6 +3,7 @@ operator-alert receiver on a real local port, and the database-wide search for a
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import uuid
@@ -82,3 +83,16 @@ def alert_receiver() -> Iterator[AlertReceiver]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+async def stop(process: asyncio.subprocess.Process, sig: int) -> None:
+    """Send `sig` and wait (at most 10 s) for the process to end."""
+    process.send_signal(sig)
+    await asyncio.wait_for(process.wait(), timeout=10)
+
+
+async def reap(process: asyncio.subprocess.Process) -> None:
+    """However a test ended, its child process does not outlive it."""
+    if process.returncode is None:
+        process.kill()
+        await process.wait()

@@ -33,7 +33,7 @@ from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.deletion.worker import Worker
 from lisan.users import service as users
 from lisan.users.models import Locale
-from tests.deletion.support import job_row, rows_naming
+from tests.deletion.support import job_row, reap, rows_naming, stop
 from tests.factories import register
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,12 +103,9 @@ async def test_a_worker_killed_mid_job_leaves_it_to_another(
             await asyncio.sleep(0.05)
         engine = app.fastapi.state.resources.engine
         assert (await job_row(engine, task_id)).status == JobStatus.RUNNING
-        process.send_signal(signal.SIGKILL)
-        await asyncio.wait_for(process.wait(), timeout=10)
+        await stop(process, signal.SIGKILL)
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await reap(process)
     assert process.returncode == -signal.SIGKILL
 
     second = Worker(settings, app.fastapi.state.resources.sessions)
@@ -212,12 +209,9 @@ async def test_lisan_worker_runs_jobs_until_it_is_stopped(
             assert process.returncode is None, "lisan worker exited"
             assert time.monotonic() < deadline, "the job was never completed"
             await asyncio.sleep(0.1)
-        process.send_signal(signal.SIGTERM)
-        await asyncio.wait_for(process.wait(), timeout=10)
+        await stop(process, signal.SIGTERM)
     finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+        await reap(process)
     assert process.returncode == 0
 
 
