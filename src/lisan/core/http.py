@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import AsyncIterator, Mapping
 from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -76,9 +78,50 @@ async def _http_error(_request: Request, exc: Exception) -> Response:
     return error_response(error)
 
 
+class _Outage:
+    """A database that cannot be reached fails every request: one warning when that starts,
+    then a count every OUTAGE_LOG_EVERY_S, never a line (or a traceback) per request. Quiet for
+    OUTAGE_LOG_EVERY_S, the next failure starts a new outage."""
+
+    def __init__(self) -> None:
+        self._failures = 0
+        self._last_log = -math.inf
+        self._last_failure = -math.inf
+
+    def failed(self, error: str) -> None:
+        now = time.monotonic()
+        if now - self._last_failure > OUTAGE_LOG_EVERY_S:
+            self._failures = 0
+            log.warning("database unavailable", extra={"error": error})
+            self._last_log = now
+        self._failures += 1
+        self._last_failure = now
+        if now - self._last_log > OUTAGE_LOG_EVERY_S:
+            log.warning(
+                "database still unavailable",
+                extra={"error": error, "failed_requests": self._failures},
+            )
+            self._last_log = now
+
+
+OUTAGE_LOG_EVERY_S = 30.0
+_outage = _Outage()
+
+# What a database that is down, locked, frozen or gone raises: refused or reset connections
+# (asyncpg raises them bare), a closed connection, a lock or statement timeout, a pool with no
+# connection free. Each is a 503 the client may retry, never a 500.
+DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
+    OperationalError,
+    InterfaceError,
+    PoolTimeout,
+    ConnectionError,
+    TimeoutError,
+)
+
+
 async def _database_busy(_request: Request, exc: Exception) -> Response:
-    # Locked, timed out or gone: the request may be retried; nothing about the database leaks.
-    log.warning("database unavailable", extra={"error": type(exc).__name__})
+    # Nothing about the database leaks to the client.
+    _outage.failed(type(exc).__name__)
     return error_response(ServiceUnavailable("the service is busy; try again shortly"))
 
 
@@ -90,8 +133,8 @@ async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
 def install_error_handlers(app: FastAPI) -> None:
     """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
     app.add_exception_handler(Exception, _unexpected_error)
-    app.add_exception_handler(OperationalError, _database_busy)
-    app.add_exception_handler(PoolTimeout, _database_busy)  # no pooled connection came free
+    for unavailable in DATABASE_UNAVAILABLE:
+        app.add_exception_handler(unavailable, _database_busy)
     app.add_exception_handler(LisanError, _lisan_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
