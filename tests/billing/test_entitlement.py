@@ -160,7 +160,7 @@ async def test_usage_counts_the_month_before_the_renewal(
 ) -> None:
     device = await register(client)
     renews_at = (utcnow() + timedelta(days=10)).replace(microsecond=0)
-    start = service.one_month_before(renews_at)
+    start = service.months_before(renews_at, 1)
     await subscribe(app, device.user_id, "ACTIVE", renews_at=renews_at, quota=100)
     await _bill_at(app, monkeypatch, device.user_id, start - MICROSECOND, renews_at)  # outside
     await _bill_at(app, monkeypatch, device.user_id, start, renews_at - MICROSECOND)  # inside

@@ -10,7 +10,7 @@ from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionSt
 from lisan.billing.service import (
     allows_commands,
     billing_period,
-    one_month_before,
+    months_before,
     subscription_state,
     unknown_entitlement,
 )
@@ -63,7 +63,46 @@ def test_a_status_outside_the_six_is_unknown(status: str) -> None:
     ids=["first-of-month", "clamped", "leap-year", "across-new-year"],
 )
 def test_one_month_before(moment: datetime, expected: datetime) -> None:
-    assert one_month_before(moment) == expected
+    assert months_before(moment, 1) == expected
+
+
+@pytest.mark.parametrize(
+    ("renews_at", "now", "start", "end"),
+    [
+        (  # an annual plan: the monthly cycle anchored on the renewal day that holds now
+            datetime(2027, 6, 15, 8, tzinfo=UTC),
+            datetime(2026, 11, 23, 12, tzinfo=UTC),
+            datetime(2026, 11, 15, 8, tzinfo=UTC),
+            datetime(2026, 12, 15, 8, tzinfo=UTC),
+        ),
+        (  # the anchor day is kept where a month has it (never drifts to the 28th)
+            datetime(2027, 3, 31, tzinfo=UTC),
+            datetime(2026, 12, 31, 1, tzinfo=UTC),
+            datetime(2026, 12, 31, tzinfo=UTC),
+            datetime(2027, 1, 31, tzinfo=UTC),
+        ),
+        (  # before the anchor's time of day on the anchor day: still the previous cycle
+            datetime(2027, 6, 15, 8, tzinfo=UTC),
+            datetime(2026, 11, 15, 7, tzinfo=UTC),
+            datetime(2026, 10, 15, 8, tzinfo=UTC),
+            datetime(2026, 11, 15, 8, tzinfo=UTC),
+        ),
+    ],
+    ids=["annual-plan", "anchor-on-the-31st", "anchor-day-before-its-hour"],
+)
+def test_a_far_renewal_counts_the_monthly_cycle_that_holds_now(
+    renews_at: datetime, now: datetime, start: datetime, end: datetime
+) -> None:
+    """Issue 13: a renewal more than a month away never counted usage, so a quota never bound."""
+    assert billing_period(renews_at, now) == (start, end)
+
+
+@pytest.mark.parametrize("days", [1, 27, 45, 200, 364, 3650])
+def test_the_period_always_holds_now_and_is_a_month_long(days: int) -> None:
+    renews_at = NOW + timedelta(days=days, hours=5)
+    start, end = billing_period(renews_at, NOW)
+    assert start <= NOW < end
+    assert timedelta(days=28) <= end - start <= timedelta(days=31)
 
 
 def test_the_period_is_the_month_before_the_renewal() -> None:

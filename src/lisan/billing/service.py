@@ -48,18 +48,30 @@ def subscription_state(
     return state
 
 
-def one_month_before(moment: datetime) -> datetime:
-    """The same time one calendar month earlier; the day clamped (Mar 31 -> Feb 28 or 29)."""
-    year, month = (moment.year, moment.month - 1) if moment.month > 1 else (moment.year - 1, 12)
+def months_before(moment: datetime, months: int) -> datetime:
+    """The same time `months` calendar months earlier, counted from `moment` itself (so a cycle
+    anchored on the 31st keeps its day where the month has one); the day clamped (Mar 31, one
+    month back, is Feb 28 or 29)."""
+    year, month_index = divmod(moment.year * 12 + moment.month - 1 - months, 12)
+    month = month_index + 1
     day = min(moment.day, calendar.monthrange(year, month)[1])
     return moment.replace(year=year, month=month, day=day)
 
 
 def billing_period(renews_at: datetime | None, now: datetime) -> tuple[datetime, datetime]:
-    """[start, end) of the period whose commands count: the month up to the renewal date, or,
-    with no renewal date, the current UTC calendar month."""
+    """[start, end) of the period whose commands count. With a renewal date: the monthly cycle
+    anchored on it that holds `now` (an annual plan renewing in eight months counts this
+    month's commands), or the last month before it once it has passed. Without one: the current
+    UTC calendar month."""
     if renews_at is not None:
-        return one_month_before(renews_at), renews_at
+        if now >= renews_at:
+            return months_before(renews_at, 1), renews_at
+        back = max((renews_at.year - now.year) * 12 + renews_at.month - now.month, 0)
+        while back > 0 and months_before(renews_at, back) <= now:
+            back -= 1
+        while months_before(renews_at, back + 1) > now:
+            back += 1
+        return months_before(renews_at, back + 1), months_before(renews_at, back)
     start = now.astimezone(UTC).replace(day=1, hour=0, minute=0, second=0, microsecond=0)
     year, month = (start.year, start.month + 1) if start.month < 12 else (start.year + 1, 1)
     return start, start.replace(year=year, month=month)
