@@ -221,17 +221,29 @@ billing_app = typer.Typer(
 app.add_typer(billing_app, name="billing")
 
 
+MAX_QUOTA = 2**31 - 1  # the column is a 32-bit integer on PostgreSQL
+# Renewal dates the billing-cycle arithmetic (months counted back from it) and every database
+# can hold, with room to spare.
+RENEWAL_YEARS = range(1970, 9000)
+
+
 def _renewal_date(text: str | None) -> datetime | None:
     """ISO 8601; a time without an offset is UTC."""
     if text is None:
         return None
     try:
         moment = datetime.fromisoformat(text.strip())
-        return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+        moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
     except (ValueError, OverflowError):  # OverflowError: an offset past year 1 or 9999
         raise typer.BadParameter(
             "not an ISO 8601 date-time (e.g. 2026-12-01T00:00:00Z)", param_hint="--renews-at"
         ) from None
+    if moment.year not in RENEWAL_YEARS:
+        raise typer.BadParameter(
+            f"must be in the years {RENEWAL_YEARS.start} to {RENEWAL_YEARS.stop - 1}",
+            param_hint="--renews-at",
+        )
+    return moment
 
 
 @billing_app.command("set")
@@ -251,7 +263,8 @@ def billing_set(
         ),
     ] = None,
     quota: Annotated[
-        int | None, typer.Option("--quota", min=0, help="Commands allowed per billing period.")
+        int | None,
+        typer.Option("--quota", min=0, max=MAX_QUOTA, help="Commands allowed per billing period."),
     ] = None,
 ) -> None:
     """Record a subscription row for a user, as a billing sync would (the latest row counts)."""

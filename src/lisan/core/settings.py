@@ -16,7 +16,10 @@ _RATE_LIMIT = re.compile(
     r"^\s*\d+\s*(/|\s+per\s+)\s*(\d+\s+)?(second|minute|hour|day|month|year)s?\s*$"
 )
 
-PositiveSeconds = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+# Upper bounds: a value past them is a typo, and some would overflow date arithmetic or a
+# timer (a session TTL of 10^12 s is past year 9999).
+PositiveSeconds = Annotated[float, Field(gt=0, le=3600, allow_inf_nan=False)]
+YEAR_S = 365 * 24 * 3600
 
 
 class ProviderName(StrEnum):
@@ -55,15 +58,15 @@ class Settings(BaseSettings):
     transcribe_timeout_s: PositiveSeconds = 8.0
     plan_timeout_s: PositiveSeconds = 6.0
     confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
-    session_ttl_s: int = Field(default=2_592_000, ge=1)
-    refresh_grace_s: int = Field(default=604_800, ge=0)
+    session_ttl_s: int = Field(default=2_592_000, ge=1, le=10 * YEAR_S)
+    refresh_grace_s: int = Field(default=604_800, ge=0, le=YEAR_S)
     billing_enforcement: BillingEnforcement = BillingEnforcement.DISABLED
     rate_limit_register: str = "10/minute"
     rate_limit_job_lookup: str = "60/minute"
     rate_limit_commands: str = "30/minute"
     rate_limit_user: str = "300/minute"
     storage_dir: Path = Path("./var/objects")
-    deletion_max_attempts: int = Field(default=5, ge=1)
+    deletion_max_attempts: int = Field(default=5, ge=1, le=100)
     deletion_backoff_s: PositiveSeconds = 2.0
     run_worker: bool = True
     alert_webhook_url: AnyHttpUrl | None = None
