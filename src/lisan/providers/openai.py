@@ -177,15 +177,19 @@ def transcript_from(answer: Any) -> Transcript:
     return Transcript(text=answer["text"], confidence=confidence_from(answer.get("logprobs")))
 
 
+LOGPROB_FLOOR = -1000.0
+
+
 def confidence_from(logprobs: Any) -> float | None:
     """exp(mean logprob) of a non-empty list; no score without one."""
     if logprobs is None or logprobs == []:
         return None
     if not isinstance(logprobs, list):
         raise ProviderBadAnswer("transcribe: logprobs is not a list")
-    values = [_logprob(item) for item in logprobs]
-    # A log probability is at most 0; clamp a provider's rounding (and never overflow exp).
-    return math.exp(min(0.0, statistics.fmean(values)))
+    # A log probability is at most 0 (clamp a provider's rounding), and below LOGPROB_FLOOR the
+    # probability is 0 anyway: clamped there, no sum can overflow (-1e308 twice did: a 500).
+    values = [min(0.0, max(LOGPROB_FLOOR, _logprob(item))) for item in logprobs]
+    return math.exp(statistics.fmean(values))
 
 
 def _logprob(item: Any) -> float:
