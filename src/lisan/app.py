@@ -84,7 +84,8 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
             await app.state.provider.aclose()
             await breaker.aclose()
             await http.aclose()
-            await telemetry.close()  # flushes what is buffered before the engine goes
+            # Flushes what is buffered (within its bound) before the engine goes.
+            await telemetry.close(settings.telemetry_flush_timeout_s)
             await resources.close()
 
     app = FastAPI(

@@ -207,3 +207,13 @@ async def test_events_hold_no_transcript_or_audio(
     await flushed(app)
     columns = set(CommandEvent.__table__.columns.keys())
     assert not {c for c in columns if "transcript" in c or "audio" in c}
+
+
+@pytest.mark.parametrize("name", ["x" * 65, "", "stage name", "étape", "a\nb"])
+async def test_a_stage_name_is_short_and_plain(client: Any, name: str) -> None:
+    """Issue 13: stage names had no bound; each one sits in the buffer until written."""
+    device = await register(client)
+    body = {"outcome": "done", "duration_ms": 5, "stage_timings": {name: 1}}
+    response = await client.post("/v1/telemetry/events", json=body, headers=device.headers)
+    assert response.status_code == 400
+    assert "stage name" in response.json()["error"]

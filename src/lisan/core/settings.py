@@ -69,6 +69,7 @@ class Settings(BaseSettings):
     deletion_max_attempts: int = Field(default=5, ge=1, le=100)
     deletion_backoff_s: PositiveSeconds = 2.0
     run_worker: bool = True
+    telemetry_flush_timeout_s: PositiveSeconds = 30.0  # the shutdown's bound on the flush
     alert_webhook_url: AnyHttpUrl | None = None
     log_level: LogLevel = LogLevel.INFO
     log_format: LogFormat = LogFormat.JSON

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 import uuid
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -12,6 +13,8 @@ from lisan.core.schemas import NotNull, RequestModel, ResponseModel
 # value is refused rather than left to jam the writer.
 MAX_MILLISECONDS = 2**31 - 1
 MAX_STAGES = 16
+# A stage name: short and plain (its bytes sit in the buffer until written, and in a column).
+STAGE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 _USER_KEYS = frozenset({"user", "user_id", "userid", "userId"})
 
 Milliseconds = Annotated[int, Field(ge=0, le=MAX_MILLISECONDS)]
@@ -45,6 +48,8 @@ class TelemetryEvent(RequestModel):
     def _at_most_16_stages(cls, value: dict[str, int]) -> dict[str, int]:
         if len(value) > MAX_STAGES:
             raise ValueError(f"at most {MAX_STAGES} stages")
+        if not all(STAGE_NAME.fullmatch(name) for name in value):
+            raise ValueError("a stage name is 1 to 64 letters, digits, '_', '.' or '-'")
         return value
 
 
