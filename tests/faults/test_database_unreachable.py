@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import logging
-import socket
 
 import pytest
 from asgi_lifespan import LifespanManager
@@ -13,14 +12,7 @@ from asgi_lifespan import LifespanManager
 from lisan.app import create_app
 from lisan.core.settings import Settings
 from tests.conftest import client_for
-
-
-def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
+from tests.network import closed_port
 
 
 async def test_an_unreachable_database_is_a_503_logged_once(

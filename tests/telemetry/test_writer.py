@@ -181,14 +181,10 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
 ) -> None:
     """Issue 13: 13 events were lost at SIGTERM and the log said 3: the batch being retried was
     not counted. Every event is stored or counted as lost, within the flush bound."""
-    import socket
-
     from lisan.core.database import create_engine, create_session_factory
+    from tests.network import closed_port
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{port}/none")
+    engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/none")
     writer = TelemetryWriter(create_session_factory(engine))
     writer.start()
     for _ in range(13):
