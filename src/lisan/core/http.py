@@ -105,7 +105,6 @@ class _Outage:
 
 
 OUTAGE_LOG_EVERY_S = 30.0
-_outage = _Outage()
 
 # What a database that is down, locked, frozen or gone raises: refused or reset connections
 # (asyncpg raises them bare), a closed connection, a lock or statement timeout, a pool with no
@@ -119,9 +118,14 @@ DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
 )
 
 
-async def _database_busy(_request: Request, exc: Exception) -> Response:
-    # Nothing about the database leaks to the client.
-    _outage.failed(type(exc).__name__)
+async def _database_busy(request: Request, exc: Exception) -> Response:
+    # Nothing about the database leaks to the client. One outage record per app (a process
+    # serves one app; tests make many).
+    state = request.app.state
+    outage: _Outage | None = getattr(state, "database_outage", None)
+    if outage is None:
+        outage = state.database_outage = _Outage()
+    outage.failed(type(exc).__name__)
     return error_response(ServiceUnavailable("the service is busy; try again shortly"))
 
 
