@@ -20,7 +20,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -217,7 +217,7 @@ class Worker:
         folders = await self._purge_withdrawn_audio()
         purged = Purged(records, expired, folders)
         if records or expired or folders:
-            log.info("purged", extra={"purged": _fields(purged)})
+            log.info("purged", extra={"purged": asdict(purged)})
         return purged
 
     async def _purge_withdrawn_audio(self) -> int:
@@ -236,14 +236,6 @@ class Worker:
                 await asyncio.to_thread(self._remove_objects, storage, owner)
                 removed += 1
         return removed
-
-
-def _fields(purged: Purged) -> dict[str, int]:
-    return {
-        "idempotency_records": purged.idempotency_records,
-        "sessions": purged.sessions,
-        "audio_folders": purged.audio_folders,
-    }
 
 
 class _Overtaken(Exception):
