@@ -6,12 +6,10 @@ from starlette.responses import Response
 from lisan.auth import service
 from lisan.auth.dependencies import CurrentUser, RefreshingUser, client_ip, presented_session
 from lisan.auth.schemas import DeviceRegistration
-from lisan.core.http import AppResources, DbSession, JsonResponse, json_response
+from lisan.core.http import NO_STORE, AppResources, DbSession, JsonResponse, json_response
 from lisan.core.schemas import parse_json_body
 
 router = APIRouter(tags=["auth"])
-
-NO_STORE = {"Cache-Control": "no-store"}
 
 
 @router.post("/v1/auth/register-device")

@@ -41,6 +41,10 @@ class JsonResponse(Response):
         return orjson.dumps(content)
 
 
+# Responses that carry credentials, or a capability such as a deletion task id, are never cached.
+NO_STORE = {"Cache-Control": "no-store"}
+
+
 def json_response(
     content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None
 ) -> JsonResponse:

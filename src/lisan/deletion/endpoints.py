@@ -6,13 +6,12 @@ from fastapi import APIRouter, Depends, Path, Request
 
 from lisan.auth.dependencies import client_ip, deleting_user
 from lisan.auth.service import Principal
-from lisan.core.http import AppResources, DbSession, JsonResponse, json_response
+from lisan.core.http import NO_STORE, AppResources, DbSession, JsonResponse, json_response
 from lisan.deletion import service
 
 router = APIRouter(tags=["consent"])
 
 TaskIdPath = Annotated[str, Path(alias="taskId")]
-NO_STORE = {"Cache-Control": "no-store"}
 
 
 @router.delete("/v1/consent/user-data", status_code=202)
