@@ -27,6 +27,7 @@ from lisan.deletion.worker import Worker
 from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
+from lisan.probes.service import ReadinessProbe
 from lisan.providers import create_provider
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.http import provider_client
@@ -61,6 +62,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         resources = Resources.open(settings)
         app.state.resources = resources
+        app.state.readiness = ReadinessProbe(resources)
         telemetry = TelemetryWriter(resources.sessions)
         telemetry.start()
         app.state.telemetry = telemetry

@@ -33,6 +33,7 @@ class AuditRow:
     action: str
     target: str
     outcome: str
+    client_ip: str | None
     request_id: str
     created_at: datetime
 
@@ -45,6 +46,7 @@ async def audit_rows(engine: AsyncEngine) -> list[AuditRow]:
         AuditEvent.action,
         AuditEvent.target,
         AuditEvent.outcome,
+        AuditEvent.client_ip,
         AuditEvent.request_id,
         AuditEvent.created_at,
     ).order_by(AuditEvent.created_at)

@@ -44,6 +44,7 @@ async def test_a_successful_call_is_audited_ok_with_who_what_and_when(
     assert row.action == "user.read"
     assert row.target == str(device.user_id)
     assert row.outcome == "ok"
+    assert row.client_ip == "203.0.113.7"  # the address client_for() calls from
     assert row.request_id == response.headers["x-request-id"]
     assert before <= row.created_at <= after
 

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.admin import service as admin_service
-from lisan.admin.models import Permission
+from lisan.admin.models import AdminCredential, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
 from lisan.core.database import unit_of_work
-from tests.admin.support import ROUTE_IDS, ROUTES, account, user_path
+from tests.admin.support import ROUTE_IDS, ROUTES, account, audit_of, user_path
 from tests.contract import assert_matches_contract
 from tests.factories import Device, admin_token, bearer
 
@@ -144,3 +145,33 @@ async def test_users_suspend_alone_cannot_read(
     assert denied.status_code == 403
     assert_matches_contract(allowed)
     assert allowed.status_code == 200
+
+
+async def test_a_reissued_name_is_a_new_credential_and_the_old_keeps_its_history(
+    app: LisanApp, client: httpx.AsyncClient, device: Device, admin_engine: AsyncEngine
+) -> None:
+    """Issue 13: re-issuing a revoked name overwrote the old credential's row (its id, dates
+    and so the audit rows that name it)."""
+    old = await admin_token(app, Permission.USERS_READ, name="ops")
+    old_call = await client.get(user_path(device.user_id), headers=bearer(old))
+    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+        assert await admin_service.revoke_credential(session, "ops")
+    new = await admin_token(app, Permission.USERS_READ, name="ops")
+    new_call = await client.get(user_path(device.user_id), headers=bearer(new))
+    assert (old_call.status_code, new_call.status_code) == (200, 200)
+    async with admin_engine.connect() as connection:
+        credentials = (
+            await connection.execute(
+                select(AdminCredential.id, AdminCredential.created_at, AdminCredential.revoked_at)
+                .where(AdminCredential.name == "ops")
+                .order_by(AdminCredential.created_at)
+            )
+        ).all()
+    assert len(credentials) == 2
+    (old_id, old_created, old_revoked), (new_id, new_created, new_revoked) = credentials
+    assert old_revoked is not None
+    assert new_revoked is None
+    assert old_created <= old_revoked <= new_created
+    old_row = await audit_of(admin_engine, old_call)
+    new_row = await audit_of(admin_engine, new_call)
+    assert (old_row.admin_credential_id, new_row.admin_credential_id) == (old_id, new_id)

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable
 from datetime import datetime
@@ -10,7 +11,9 @@ from asgi_lifespan import LifespanManager
 
 from lisan.app import create_app
 from lisan.core.settings import Settings
+from lisan.probes import service as probes
 from tests.conftest import client_for
+from tests.queries import count_statements
 
 # Nothing listens on port 1: a PostgreSQL or Redis "that is not running".
 DOWN_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:1/lisan"
@@ -77,3 +80,20 @@ async def test_framework_documentation_routes_are_off(client: httpx.AsyncClient,
     response = await client.get(path)
     assert response.status_code == 404
     assert response.json() == {"error": "not found"}
+
+
+async def test_ready_asks_the_database_once_however_many_ask(
+    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: /ready needs no credentials, so each call was a free query for anyone."""
+    monkeypatch.setattr(probes, "READY_CACHE_S", 0.5)
+    app = create_app(settings_factory())
+    async with LifespanManager(app), client_for(app) as client:
+        with count_statements(app) as statements:
+            answers = await asyncio.gather(*(client.get("/ready") for _ in range(50)))
+            again = [await client.get("/ready") for _ in range(10)]
+            assert len(statements) == 1
+            await asyncio.sleep(0.6)
+            later = await client.get("/ready")
+    assert {a.status_code for a in (*answers, *again, later)} == {200}
+    assert len(statements) == 2  # a fresh check once the answer is older than the cache

@@ -4,7 +4,7 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, String, Uuid
+from sqlalchemy import ForeignKey, Index, LargeBinary, String, Uuid, text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from lisan.core.database import Base
@@ -27,13 +27,27 @@ class AuditOutcome(StrEnum):
     ERROR = "error"  # failed unexpectedly (500)
 
 
+LIVE_CREDENTIAL = "revoked_at IS NULL"
+
+
 class AdminCredential(Base):
-    """An operator's bearer credential, known only by its hash, with named permissions."""
+    """An operator's bearer credential, known only by its hash, with named permissions. A name
+    belongs to one live credential at a time; revoked ones stay, with the audit rows that
+    name them."""
 
     __tablename__ = "admin_credentials"
+    __table_args__ = (
+        Index(
+            "uq_admin_credentials_live_name",
+            "name",
+            unique=True,
+            postgresql_where=text(LIVE_CREDENTIAL),
+            sqlite_where=text(LIVE_CREDENTIAL),
+        ),
+    )
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
-    name: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(64))
     token_hash: Mapped[bytes] = mapped_column(LargeBinary(32), unique=True)
     permissions: Mapped[str] = mapped_column(String(256))  # space-separated Permission values
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)
@@ -54,5 +68,7 @@ class AuditEvent(Base):
     action: Mapped[str] = mapped_column(String(32))
     target: Mapped[str] = mapped_column(String(128))
     outcome: Mapped[str] = mapped_column(String(16))
+    # Null only on rows written before the address was recorded.
+    client_ip: Mapped[str | None] = mapped_column(String(45), nullable=True)
     request_id: Mapped[str] = mapped_column(String(36))
     created_at: Mapped[datetime] = mapped_column(UtcDateTime)

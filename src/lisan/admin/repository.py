@@ -21,8 +21,12 @@ async def live_credential_by_hash(
         return result.first()
 
 
-async def credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:
-    result = await session.execute(select(AdminCredential).where(AdminCredential.name == name))
+async def live_credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:
+    result = await session.execute(
+        select(AdminCredential).where(
+            AdminCredential.name == name, AdminCredential.revoked_at.is_(None)
+        )
+    )
     return result.scalar_one_or_none()
 
 

@@ -27,6 +27,7 @@ T = TypeVar("T")
 
 # Longest target kept in the audit trail (a userId that is not a UUID may be any length).
 _TARGET_CHARS = 128
+_CLIENT_IP_CHARS = 45  # the longest text form of an IPv6 address
 
 
 class AdminAction(StrEnum):
@@ -46,7 +47,6 @@ _OUTCOME_BY_STATUS = {
     403: AuditOutcome.DENIED,
     404: AuditOutcome.NOT_FOUND,
     409: AuditOutcome.CONFLICT,
-    429: AuditOutcome.RATE_LIMITED,
 }
 
 
@@ -71,13 +71,23 @@ class AdminCall:
     client_ip: str
 
 
-@dataclass(frozen=True, slots=True)
-class AuditContext:
-    """What auditing needs besides the request's unit of work."""
-
-    sessions: async_sessionmaker[AsyncSession]
-    rate_limiter: RateLimiter
-    rate_limit: str
+async def admit(
+    limiter: RateLimiter,
+    engine: AsyncEngine,
+    limit: str,
+    authorization: str | None,
+    request_id: str,
+    client_ip: str,
+) -> AdminCall:
+    """Who is calling, once the limits have let the call through: per credential, or per
+    client IP when no known credential came. A refused caller gets its 429 here, before any
+    audit row (or any write): its record is the access log, so a flood costs no table rows."""
+    admin, token_sent = await identify(engine, authorization)
+    if admin is not None:
+        await limiter.hit(limit, "admin-credential", str(admin.credential_id))
+    else:
+        await limiter.hit(limit, "admin-ip", client_ip)
+    return AdminCall(admin, token_sent, request_id, client_ip)
 
 
 def _event(call: AdminCall, action: AdminAction, target: str, outcome: AuditOutcome) -> AuditEvent:
@@ -89,18 +99,23 @@ def _event(call: AdminCall, action: AdminAction, target: str, outcome: AuditOutc
         # PostgreSQL text cannot hold NUL; the trail must still record what was asked for.
         target=target[:_TARGET_CHARS].replace("\x00", "\ufffd"),
         outcome=outcome.value,
+        client_ip=call.client_ip[:_CLIENT_IP_CHARS],
         request_id=call.request_id,
         created_at=utcnow(),
     )
 
 
 async def _record_alone(
-    context: AuditContext, call: AdminCall, action: AdminAction, target: str, outcome: AuditOutcome
+    sessions: async_sessionmaker[AsyncSession],
+    call: AdminCall,
+    action: AdminAction,
+    target: str,
+    outcome: AuditOutcome,
 ) -> None:
     """A call that changed nothing is audited in a transaction of its own (the request's rolls
     back). Best effort: a failing audit store must not hide the original answer."""
     try:
-        async with context.sessions() as session, session.begin():
+        async with sessions() as session, session.begin():
             await repository.add_audit_event(session, _event(call, action, target, outcome))
     except Exception:
         log.exception("audit record failed", extra={"action": action.value, "outcome": outcome})
@@ -108,7 +123,7 @@ async def _record_alone(
 
 async def _record_failure(
     session: AsyncSession,
-    context: AuditContext,
+    sessions: async_sessionmaker[AsyncSession],
     call: AdminCall,
     action: AdminAction,
     target: str,
@@ -119,23 +134,20 @@ async def _record_failure(
     await session.rollback()
     status = exc.status_code if isinstance(exc, LisanError) else 500
     outcome = _OUTCOME_BY_STATUS.get(status, AuditOutcome.ERROR)
-    await _record_alone(context, call, action, target, outcome)
+    await _record_alone(sessions, call, action, target, outcome)
 
 
 async def audited(
     session: AsyncSession,
-    context: AuditContext,
+    sessions: async_sessionmaker[AsyncSession],
     call: AdminCall,
     action: AdminAction,
     target: str,
     operation: Callable[[], Awaitable[tuple[T, AuditOutcome]]],
 ) -> T:
-    """The one way an admin action runs: limit, authenticate, authorise, act, audit."""
+    """The one way an admin action runs, once `admit` let it in: authenticate, authorise, act,
+    audit. `sessions` makes the audit row of a call that fails (its own transaction)."""
     try:
-        if call.admin is not None:
-            await context.rate_limiter.hit(context.rate_limit, "admin-credential", call.admin.name)
-        else:
-            await context.rate_limiter.hit(context.rate_limit, "admin-ip", call.client_ip)
         if call.admin is None:
             raise NotAuthenticated(token_sent=call.token_sent)
         permission = REQUIRED_PERMISSION[action]
@@ -143,10 +155,10 @@ async def audited(
             raise Forbidden(f"this credential lacks the permission {permission}")
         result, outcome = await operation()
     except LisanError as exc:
-        await _record_failure(session, context, call, action, target, exc)
+        await _record_failure(session, sessions, call, action, target, exc)
         raise
     except Exception as exc:
-        await _record_failure(session, context, call, action, target, exc)
+        await _record_failure(session, sessions, call, action, target, exc)
         raise
     # Same transaction as the change it records: both land or neither does.
     await repository.add_audit_event(session, _event(call, action, target, outcome))
@@ -191,19 +203,12 @@ async def reinstate_user(
 
 
 async def create_credential(session: AsyncSession, name: str, permissions: list[Permission]) -> str:
-    """A new admin token (printed once, stored as a hash). A revoked name may be issued again."""
+    """A new admin token (printed once, stored as a hash). A revoked name may be issued again,
+    as a new credential: the revoked one keeps its row, and so its dates and audit history."""
     token = tokens.new_token(tokens.ADMIN_PREFIX)
     granted = " ".join(sorted({p.value for p in permissions}))
-    existing = await repository.credential_by_name(session, name)
-    if existing is not None and existing.revoked_at is None:
+    if await repository.live_credential_by_name(session, name) is not None:
         raise CredentialNameTaken(name)
-    if existing is not None:
-        existing.token_hash = tokens.token_hash(token)
-        existing.permissions = granted
-        existing.created_at = utcnow()
-        existing.revoked_at = None
-        await session.flush()
-        return token
     credential = AdminCredential(
         id=uuid.uuid4(),
         name=name,
@@ -227,10 +232,14 @@ _OPERATIONS = {
 
 
 async def perform(
-    session: AsyncSession, context: AuditContext, call: AdminCall, action: AdminAction, user_id: str
+    session: AsyncSession,
+    sessions: async_sessionmaker[AsyncSession],
+    call: AdminCall,
+    action: AdminAction,
+    user_id: str,
 ) -> ResponseModel:
     """Run one admin action on one user, audited."""
     operation = _OPERATIONS[action]
     return await audited(
-        session, context, call, action, user_id, lambda: operation(session, user_id)
+        session, sessions, call, action, user_id, lambda: operation(session, user_id)
     )

@@ -13,15 +13,13 @@ from lisan.auth.service import (
     session_for_token,
 )
 from lisan.core.errors import NotAuthenticated
+from lisan.core.ratelimit import shield_credential_lookup
 from lisan.core.resources import Resources
-
-
-def client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 async def _authenticated(request: Request, purpose: Purpose, limit: str, bucket: str) -> Principal:
     resources: Resources = request.app.state.resources
+    await shield_credential_lookup(request)
     principal = await authenticate(
         resources.engine,
         resources.settings,

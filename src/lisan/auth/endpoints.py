@@ -4,9 +4,10 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from lisan.auth import service
-from lisan.auth.dependencies import CurrentUser, RefreshingUser, client_ip, presented_session
+from lisan.auth.dependencies import CurrentUser, RefreshingUser, presented_session
 from lisan.auth.schemas import DeviceRegistration
 from lisan.core.http import NO_STORE, AppResources, DbSession, JsonResponse, json_response
+from lisan.core.ratelimit import hit_per_client_ip
 from lisan.core.schemas import parse_json_body
 
 router = APIRouter(tags=["auth"])
@@ -16,9 +17,7 @@ router = APIRouter(tags=["auth"])
 async def register_device(
     request: Request, resources: AppResources, session: DbSession
 ) -> JsonResponse:
-    await resources.rate_limiter.hit(
-        resources.settings.rate_limit_register, "register", client_ip(request)
-    )
+    await hit_per_client_ip(request, resources.settings.rate_limit_register, "register")
     body = parse_json_body(await request.body(), DeviceRegistration)
     presented = await presented_session(request)
     grant = await service.register_device(session, resources.settings, body, presented)

@@ -15,6 +15,7 @@ from limits import RateLimitItem, parse
 from limits.aio.storage import MemoryStorage, RedisStorage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.errors import StorageError
+from starlette.requests import Request
 
 from lisan.core.errors import TooManyRequests
 
@@ -22,6 +23,26 @@ log = logging.getLogger(__name__)
 
 REDIS_RETRY_AFTER_S = 30.0
 REDIS_TIMEOUT_S = 0.5
+
+
+def client_ip(request: Request) -> str:
+    """The caller's address: the peer, or the proxy's X-Forwarded-For when serve trusts it."""
+    return request.client.host if request.client else "unknown"
+
+
+async def hit_per_client_ip(request: Request, limit: str, bucket: str) -> None:
+    """The one per-client-IP limit of the routes that have no user yet."""
+    limiter: RateLimiter = request.app.state.resources.rate_limiter
+    await limiter.hit(limit, bucket, client_ip(request))
+
+
+async def shield_credential_lookup(request: Request) -> None:
+    """In front of every credential look-up (a forged but well-formed token costs a query):
+    LISAN_RATE_LIMIT_IP per client IP, counted in this process."""
+    resources = request.app.state.resources
+    await resources.rate_limiter.hit_in_process(
+        resources.settings.rate_limit_ip, "credential-ip", client_ip(request)
+    )
 
 
 @cache
@@ -65,6 +86,12 @@ class RateLimiter:
                     log.warning("rate limit storage back; limiting in Redis")
                 return
         await self._check(self._memory, item, key)
+
+    async def hit_in_process(self, limit: str, *key: str) -> None:
+        """Like `hit`, counted in this process only: for a shield in front of database work,
+        where a Redis round trip would cost as much as what it saves (the bound is then per
+        process, not per fleet)."""
+        await self._check(self._memory, parse_limit(limit), key)
 
     @staticmethod
     async def _check(

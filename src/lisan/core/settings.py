@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     rate_limit_job_lookup: str = "60/minute"
     rate_limit_commands: str = "30/minute"
     rate_limit_user: str = "300/minute"
+    # Per client IP in front of credential look-ups, per process: generous, because many
+    # phones share one carrier NAT address; it only caps what one address costs the database.
+    rate_limit_ip: str = "3000/minute"
     storage_dir: Path = Path("./var/objects")
     deletion_max_attempts: int = Field(default=5, ge=1, le=100)
     deletion_backoff_s: PositiveSeconds = 2.0
@@ -94,7 +97,11 @@ class Settings(BaseSettings):
         return value
 
     @field_validator(
-        "rate_limit_register", "rate_limit_job_lookup", "rate_limit_commands", "rate_limit_user"
+        "rate_limit_register",
+        "rate_limit_job_lookup",
+        "rate_limit_commands",
+        "rate_limit_user",
+        "rate_limit_ip",
     )
     @classmethod
     def _rate_limit(cls, value: str) -> str:

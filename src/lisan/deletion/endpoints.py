@@ -4,9 +4,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path, Request
 
-from lisan.auth.dependencies import client_ip, deleting_user
+from lisan.auth.dependencies import deleting_user
 from lisan.auth.service import Principal
 from lisan.core.http import NO_STORE, AppResources, DbSession, JsonResponse, json_response
+from lisan.core.ratelimit import hit_per_client_ip
 from lisan.deletion import service
 
 router = APIRouter(tags=["consent"])
@@ -26,8 +27,6 @@ async def delete_user_data(
 async def deletion_job(
     task_id: TaskIdPath, request: Request, resources: AppResources, session: DbSession
 ) -> JsonResponse:
-    await resources.rate_limiter.hit(
-        resources.settings.rate_limit_job_lookup, "job_lookup", client_ip(request)
-    )
+    await hit_per_client_ip(request, resources.settings.rate_limit_job_lookup, "job_lookup")
     record = await service.job_record(session, task_id)
     return json_response(record, headers=NO_STORE)

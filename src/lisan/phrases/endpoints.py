@@ -4,8 +4,8 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query, Request
 
-from lisan.auth.dependencies import client_ip
 from lisan.core.http import JsonResponse, json_response
+from lisan.core.ratelimit import hit_per_client_ip
 from lisan.core.resources import Resources
 from lisan.phrases import service
 from lisan.users.models import Locale
@@ -16,9 +16,7 @@ router = APIRouter(tags=["phrases"])
 async def limit_per_client_ip(request: Request) -> None:
     # A dependency, so every call counts (a malformed one too) before the query is validated.
     resources: Resources = request.app.state.resources
-    await resources.rate_limiter.hit(
-        resources.settings.rate_limit_user, "phrases-ip", client_ip(request)
-    )
+    await hit_per_client_ip(request, resources.settings.rate_limit_user, "phrases-ip")
 
 
 @router.get("/v1/phrases", dependencies=[Depends(limit_per_client_ip)])

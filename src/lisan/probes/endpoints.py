@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from lisan.core.http import AppResources, JsonResponse, json_response
+from lisan.core.http import JsonResponse, json_response
 from lisan.probes import service
 
 router = APIRouter(tags=["probes"])
@@ -14,6 +14,7 @@ async def get_health() -> JsonResponse:
 
 
 @router.get("/ready")
-async def get_ready(resources: AppResources) -> JsonResponse:
-    readiness = await service.readiness(resources)
+async def get_ready(request: Request) -> JsonResponse:
+    probe: service.ReadinessProbe = request.app.state.readiness
+    readiness = await probe.check()
     return json_response(readiness, status_code=200 if readiness.status == "ready" else 503)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 
 from lisan.core.database import database_is_reachable
@@ -10,6 +11,10 @@ from lisan.core.resources import REDIS_TIMEOUT_S, Resources
 from lisan.probes.schemas import ComponentState, Health, Readiness
 
 SERVICE_NAME = "lisan"
+
+# How long one readiness answer is reused: /ready needs no credentials, so without this every
+# call would be free database and Redis work for whoever sends it.
+READY_CACHE_S = 1.0
 
 
 def health() -> Health:
@@ -39,3 +44,21 @@ async def readiness(resources: Resources) -> Readiness:
     return Readiness(
         status="ready" if database == "ok" else "unavailable", database=database, redis=redis
     )
+
+
+class ReadinessProbe:
+    """`readiness`, at most once per READY_CACHE_S however many ask: callers that come while a
+    check runs share it, and its answer serves everyone until it is READY_CACHE_S old."""
+
+    def __init__(self, resources: Resources) -> None:
+        self._resources = resources
+        self._answer: asyncio.Task[Readiness] | None = None
+        self._checked_at = -float("inf")
+
+    async def check(self) -> Readiness:
+        now = time.monotonic()
+        if self._answer is None or now - self._checked_at >= READY_CACHE_S:
+            self._answer = asyncio.create_task(readiness(self._resources))
+            self._checked_at = now
+        # shield: one caller going away must not cancel the check the others wait on.
+        return await asyncio.shield(self._answer)

@@ -1,0 +1,33 @@
+"""A look at the statements an app sends its database, for tests that some work costs none."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event
+
+from lisan.app import LisanApp
+
+
+@contextmanager
+def count_statements(app: LisanApp) -> Iterator[list[str]]:
+    """Every statement the app's engines run inside the block, appended as it runs."""
+    resources = app.fastapi.state.resources
+    # On PostgreSQL the read engine is the write engine with options: its events are shared.
+    engines = [resources.write_engine.sync_engine]
+    if resources.engine.sync_engine.pool is not resources.write_engine.sync_engine.pool:
+        engines.append(resources.engine.sync_engine)
+    statements: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement)
+
+    for engine in engines:
+        event.listen(engine, "before_cursor_execute", record)
+    try:
+        yield statements
+    finally:
+        for engine in engines:
+            event.remove(engine, "before_cursor_execute", record)
