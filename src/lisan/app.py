@@ -28,7 +28,7 @@ from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
 from lisan.probes.service import ReadinessProbe
-from lisan.providers import create_provider
+from lisan.providers import circuit_name, create_provider
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.http import provider_client
 from lisan.telemetry.endpoints import router as telemetry_router
@@ -67,7 +67,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         telemetry.start()
         app.state.telemetry = telemetry
         http = provider_client()  # one per process, shared by every provider call
-        breaker = ProviderBreaker(settings.redis_url)
+        breaker = ProviderBreaker(settings.redis_url, circuit=circuit_name(settings))
         await breaker.start()
         app.state.provider = create_provider(settings, http, breaker)
         if migrate_in_background:

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -41,11 +40,3 @@ def make_provider(
         return OpenAIProvider(settings_factory(**values), http, breaker or ProviderBreaker(None))
 
     return make
-
-
-def closed_port() -> int:
-    """A local port nothing listens on."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port

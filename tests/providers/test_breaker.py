@@ -6,16 +6,20 @@ import time
 from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 import redis.asyncio as redis
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from lisan.providers import breaker as breaker_module
+from lisan.providers import circuit_name
 from lisan.providers.base import (
     Expected,
     ProviderBadAnswer,
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
+    ServiceAtCapacity,
 )
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
@@ -293,3 +297,137 @@ async def test_redis_lost_while_recording_an_outcome_keeps_the_outcome(
         assert not breaker.shared
     finally:
         await breaker.aclose()
+
+
+async def _open_then_half_open(provider: OpenAIProvider, fake_openai: FakeOpenAI) -> None:
+    fake_openai.transcriptions.then(*[Answer.error(503)] * 2)
+    await _fail(provider, 2)
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _transcribe(provider)
+    await asyncio.sleep(0.6)  # past the TTL: the next call is the half-open probe
+
+
+async def test_a_cancelled_probe_leaves_the_circuit_half_open(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """Issue 13: a cancelled call counted as a success, and so closed a half-open circuit."""
+    provider = make_provider(ProviderBreaker(None, threshold=2, ttl_s=0.5))
+    await _open_then_half_open(provider, fake_openai)
+    fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=1.0))
+    probe = asyncio.create_task(_transcribe(provider))
+    await asyncio.sleep(0.1)
+    probe.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await probe
+    # Still half-open: one failure re-opens it at once (closed, it would take two).
+    fake_openai.transcriptions.then(Answer.error(503))
+    await _fail(provider, 1)
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _transcribe(provider)
+
+
+async def test_no_free_connection_of_our_own_is_not_a_provider_failure() -> None:
+    """Issue 13: a timeout waiting for our own connection pool counted as a provider failure."""
+    breaker = ProviderBreaker(None, threshold=1, ttl_s=30)
+
+    async def at_capacity() -> str:
+        raise ServiceAtCapacity("no free provider connection")
+
+    async def answered() -> str:
+        return "answered"
+
+    for _ in range(3):
+        with pytest.raises(ServiceAtCapacity):
+            await breaker.call(at_capacity)
+    assert await breaker.call(answered) == "answered"
+
+
+async def test_a_full_pool_answers_at_capacity_quickly(
+    settings_factory: Any, fake_openai: FakeOpenAI
+) -> None:
+    settings = settings_factory(
+        provider="openai", openai_base_url=fake_openai.base_url, openai_api_key="sk-test-pool"
+    )
+    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+    async with httpx.AsyncClient(limits=limits) as http:
+        provider = OpenAIProvider(settings, http, ProviderBreaker(None, threshold=1))
+        fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=2.0))
+        holder = asyncio.create_task(_transcribe(provider))
+        await asyncio.sleep(0.2)
+        started = time.perf_counter()
+        with pytest.raises(ServiceAtCapacity):
+            await _transcribe(provider)
+        waited = time.perf_counter() - started
+        assert (await holder).text == "slow"
+        assert (await _transcribe(provider)).text == "open telegram"  # the circuit stayed closed
+    assert waited < 1.5  # POOL_WAIT_S, not the 8 s transcription timeout
+
+
+async def test_the_circuit_is_scoped_to_the_provider_it_guards(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, clean_redis: str
+) -> None:
+    """Two services sharing a Redis: one provider's open circuit does not stop the other's."""
+    guarded, other = (
+        ProviderBreaker(clean_redis, circuit="lisan.voice-provider:openai:a"),
+        ProviderBreaker(clean_redis, circuit="lisan.voice-provider:openai:b"),
+    )
+    await guarded.start()
+    await other.start()
+    try:
+        fake_openai.transcriptions.then(*[Answer.error(503)] * 5)
+        await _fail(make_provider(guarded), 5)
+        with pytest.raises(ProviderUnavailable, match="circuit open"):
+            await _transcribe(make_provider(guarded))
+        assert (await _transcribe(make_provider(other))).text == "open telegram"
+    finally:
+        await guarded.aclose()
+        await other.aclose()
+
+
+def test_each_provider_endpoint_has_its_own_circuit(
+    settings_factory: Any,
+) -> None:
+    first = circuit_name(settings_factory(provider="openai", openai_base_url="http://a.test/v1"))
+    second = circuit_name(settings_factory(provider="openai", openai_base_url="http://b.test/v1"))
+    local = circuit_name(settings_factory(provider="local"))
+    assert len({first, second, local}) == 3
+
+
+async def test_the_breaker_goes_back_to_redis_when_redis_returns(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    clean_redis: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 13: after one Redis failure the breaker stayed in memory for good, so several
+    processes no longer shared it."""
+    monkeypatch.setattr(breaker_module, "REDIS_RETRY_AFTER_S", 0.3)
+    breaker, peer = ProviderBreaker(clean_redis), ProviderBreaker(clean_redis)
+    await breaker.start()
+    await peer.start()
+    try:
+        provider = make_provider(breaker)
+        original_get = redis.Redis.get
+
+        async def redis_gone(*_args: Any, **_kwargs: Any) -> Any:
+            raise RedisConnectionError("Redis went away")
+
+        monkeypatch.setattr(redis.Redis, "get", redis_gone)
+        await _transcribe(provider)
+        assert not breaker.shared
+        monkeypatch.setattr(redis.Redis, "get", original_get)
+        await asyncio.sleep(0.4)
+        await _transcribe(provider)  # starts the return to Redis, without waiting for it
+        for _ in range(50):
+            if breaker.shared:
+                break
+            await asyncio.sleep(0.02)
+        assert breaker.shared
+        # Shared again: failures counted here open the circuit for the peer too.
+        fake_openai.transcriptions.then(*[Answer.error(503)] * 5)
+        await _fail(provider, 5)
+        with pytest.raises(ProviderUnavailable, match="circuit open"):
+            await _transcribe(make_provider(peer))
+    finally:
+        await breaker.aclose()
+        await peer.aclose()

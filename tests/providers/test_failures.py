@@ -16,12 +16,14 @@ from lisan.providers.base import (
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
+    ServiceAtCapacity,
 )
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
-from tests.providers.conftest import PCM, MakeProvider, closed_port
+from tests.network import closed_port
+from tests.providers.conftest import PCM, MakeProvider
 
 Call = Callable[[OpenAIProvider], Awaitable[Any]]
 
@@ -210,7 +212,8 @@ async def test_error_messages_hold_no_provider_or_user_data(
     [
         (httpx.ConnectTimeout("connect"), ProviderTimeout),
         (httpx.ReadTimeout("read"), ProviderTimeout),
-        (httpx.PoolTimeout("pool"), ProviderTimeout),
+        # Our own pool had no free connection: at capacity, not the provider's timeout.
+        (httpx.PoolTimeout("pool"), ServiceAtCapacity),
         (httpx.RemoteProtocolError("peer closed"), ProviderUnavailable),
         (httpx.ReadError("reset"), ProviderUnavailable),
     ],

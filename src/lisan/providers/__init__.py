@@ -11,6 +11,15 @@ from lisan.providers.local import LocalProvider
 from lisan.providers.openai import OpenAIProvider
 
 
+def circuit_name(settings: Settings) -> str:
+    """The breaker's key: one circuit per provider endpoint, so two services (or one service
+    moved to another endpoint) sharing a Redis never trip each other's circuit."""
+    if settings.provider is ProviderName.OPENAI:
+        endpoint = settings.openai_base_url
+        return f"lisan.voice-provider:openai:{endpoint.host}:{endpoint.port}{endpoint.path}"
+    return f"lisan.voice-provider:{settings.provider.value}"
+
+
 def create_provider(
     settings: Settings, http: httpx.AsyncClient, breaker: ProviderBreaker
 ) -> VoiceProvider:

@@ -58,6 +58,11 @@ class ProviderUnavailable(ProviderError):
         self.public_message = public_message
 
 
+class ServiceAtCapacity(ProviderUnavailable):
+    """No connection free in our own pool to the provider in time: 503, and the provider's
+    circuit breaker does not count it (the provider did nothing wrong)."""
+
+
 class ProviderBadAnswer(ProviderError):
     """An answer in a shape the service does not understand: 502."""
 

@@ -2,15 +2,21 @@
 row, calls fail at once with ProviderUnavailable, without a request, until `ttl_s` has passed;
 then calls go through again (half-open) and the first outcome closes or re-opens the circuit.
 
-Only ProviderUnavailable and ProviderTimeout are failures: a provider that answers in a bad
-shape is up, and a cancelled call says nothing about the provider. With LISAN_REDIS_URL the
-state is shared by every process through Redis; Redis is never required: when it cannot be
-reached the breaker keeps its state in this process.
+Each call ends one of three ways. A failure is ProviderUnavailable or ProviderTimeout raised by
+the provider. A success is an answer, also one in a bad shape (the provider is up). Anything
+else says nothing about the provider and is not counted at all: a cancelled call (the client
+went away), our own connection pool with no connection free (ServiceAtCapacity), a bug.
+
+With LISAN_REDIS_URL the state is shared by every process through Redis, under a key that
+names the provider it guards. Redis is never required: when it fails the breaker keeps its
+state in this process and tries Redis again, in the background, every REDIS_RETRY_AFTER_S.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 import math
 import time
@@ -19,35 +25,56 @@ from typing import TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from purgatory import AsyncCircuitBreakerFactory, AsyncRedisUnitOfWork
-from purgatory.domain.model import ExcludeType, OpenedState
+from purgatory.domain.model import OpenedState
+from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
 from redis.exceptions import RedisError
 
-from lisan.providers.base import ProviderTimeout, ProviderUnavailable
+from lisan.providers.base import (
+    ProviderError,
+    ProviderTimeout,
+    ProviderUnavailable,
+    ServiceAtCapacity,
+)
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-CIRCUIT = "lisan.voice-provider"
 REDIS_TIMEOUT_S = 1.0  # a slow Redis must not hold up a command for long
-_REDIS_DOWN = (RedisError, OSError)
+REDIS_RETRY_AFTER_S = 30.0  # as the rate limiter: how long the breaker stays in memory
+_REDIS_DOWN = (RedisError, OSError, TimeoutError)
 
 
-def _is_not_a_failure(exc: BaseException) -> bool:
-    return not isinstance(exc, ProviderUnavailable | ProviderTimeout)
+def is_provider_failure(exc: BaseException) -> bool:
+    return isinstance(exc, ProviderUnavailable | ProviderTimeout) and not isinstance(
+        exc, ServiceAtCapacity
+    )
 
 
-# purgatory counts every exception unless excluded; an excluded one counts as a success.
-_NOT_FAILURES: ExcludeType = [(BaseException, _is_not_a_failure)]
+def is_provider_answer(exc: BaseException) -> bool:
+    """An error that still means the provider answered (a bad shape, a refusal): up."""
+    return isinstance(exc, ProviderError) and not isinstance(
+        exc, ProviderUnavailable | ProviderTimeout
+    )
 
 
 class ProviderBreaker:
-    def __init__(self, redis_url: str | None, *, threshold: int = 5, ttl_s: float = 30.0) -> None:
+    def __init__(
+        self,
+        redis_url: str | None,
+        *,
+        circuit: str = "lisan.voice-provider",
+        threshold: int = 5,
+        ttl_s: float = 30.0,
+    ) -> None:
         self._redis_url = redis_url
+        self._circuit = circuit
         self._threshold = threshold
         self._ttl_s = ttl_s
         self._factory = self._new_factory(None)
         self._redis_uow: AsyncRedisUnitOfWork | None = None
+        self._retry_redis_at = math.inf  # set when Redis is lost
+        self._reconnecting: asyncio.Task[None] | None = None
 
     @property
     def shared(self) -> bool:
@@ -55,25 +82,37 @@ class ProviderBreaker:
         return self._redis_uow is not None
 
     async def start(self) -> None:
-        """Connect to Redis when configured; on failure stay in memory (logged once)."""
+        """Connect to Redis when configured; on failure stay in memory (logged once) and try
+        again later."""
         if self._redis_url is None or self._redis_uow is not None:
             return
-        uow = AsyncRedisUnitOfWork(_with_timeouts(self._redis_url))
-        factory = self._new_factory(uow)
-        try:
-            await factory.initialize()
-            await factory.get_breaker(CIRCUIT)  # reaches Redis now rather than on a command
-        except _REDIS_DOWN as exc:
-            await _close(uow)
+        if not await self._connect():
+            self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
             log.warning(
                 "Redis unreachable: the voice provider circuit breaker keeps its state in "
                 "this process",
-                extra={"error": type(exc).__name__},
             )
-            return
+
+    async def _connect(self) -> bool:
+        assert self._redis_url is not None
+        uow = AsyncRedisUnitOfWork(_with_timeouts(self._redis_url))
+        factory = self._new_factory(uow)
+        try:
+            async with asyncio.timeout(2 * REDIS_TIMEOUT_S):
+                await factory.initialize()
+                await factory.get_breaker(self._circuit)  # reaches Redis now, not on a call
+        except _REDIS_DOWN:
+            await _close(uow)
+            return False
         self._factory, self._redis_uow = factory, uow
+        self._retry_redis_at = math.inf
+        return True
 
     async def aclose(self) -> None:
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reconnecting
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
         if uow is not None:
@@ -81,32 +120,50 @@ class ProviderBreaker:
 
     async def call(self, operation: Callable[[], Awaitable[T]]) -> T:
         """Run one provider call through the circuit."""
+        self._maybe_return_to_redis()
         factory = self._factory
         try:
-            breaker = await factory.get_breaker(CIRCUIT)
-        except _REDIS_DOWN as exc:
-            await self._lose_redis(factory, exc)
-            return await self.call(operation)
-        failure: BaseException | None = None
-        try:
-            async with breaker:
-                try:
-                    result = await operation()
-                except BaseException as exc:
-                    failure = exc
-                    raise
+            breaker = await factory.get_breaker(self._circuit)
+            await self._settle(breaker, breaker.context.handle_new_request)
         except OpenedState as opened:
             raise ProviderUnavailable(
                 "voice provider circuit open", retry_after_s=self._retry_after_s(opened)
             ) from None
         except _REDIS_DOWN as exc:
-            if exc is failure:
-                raise
+            await self._lose_redis(factory, exc)
+            return await self.call(operation)
+        try:
+            result = await operation()
+        except BaseException as exc:
+            if is_provider_failure(exc):
+                failed = functools.partial(breaker.context.handle_exception, exc)
+                await self._record(factory, breaker, failed)
+            elif is_provider_answer(exc):
+                await self._record(factory, breaker, breaker.context.handle_end_request)
+            raise  # anything else (cancelled, our own capacity, a bug) is not counted
+        await self._record(factory, breaker, breaker.context.handle_end_request)
+        return result
+
+    @staticmethod
+    async def _settle(breaker: AsyncCircuitBreaker, change: Callable[[], None]) -> None:
+        """Apply one change to the circuit and store what it changed (in Redis when shared)."""
+        try:
+            change()
+        finally:
+            while breaker.context.messages:
+                await breaker.messagebus.handle(breaker.context.messages.pop(0), breaker.uow)
+
+    async def _record(
+        self,
+        factory: AsyncCircuitBreakerFactory,
+        breaker: AsyncCircuitBreaker,
+        change: Callable[[], None],
+    ) -> None:
+        try:
+            await self._settle(breaker, change)
+        except _REDIS_DOWN as exc:
             # The call itself ran; only recording its outcome in Redis failed.
             await self._lose_redis(factory, exc)
-            if failure is not None:
-                raise failure from None
-        return result
 
     def _retry_after_s(self, opened: OpenedState) -> int:
         """Seconds until the circuit half-opens, at least 1."""
@@ -114,11 +171,12 @@ class ProviderBreaker:
         return max(1, min(math.ceil(self._ttl_s), math.ceil(remaining)))
 
     async def _lose_redis(self, factory: AsyncCircuitBreakerFactory, exc: BaseException) -> None:
-        """Redis failed while running: keep the breaker in memory for the rest of the process."""
+        """Redis failed while running: keep the breaker in memory until Redis answers again."""
         if factory is not self._factory:  # another call already switched
             return
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
+        self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
         log.warning(
             "Redis failed: the voice provider circuit breaker keeps its state in this process",
             extra={"error": type(exc).__name__},
@@ -126,12 +184,24 @@ class ProviderBreaker:
         if uow is not None:
             await _close(uow)
 
+    def _maybe_return_to_redis(self) -> None:
+        """Once REDIS_RETRY_AFTER_S has passed, one background attempt to go back to Redis;
+        calls never wait for it."""
+        if time.monotonic() < self._retry_redis_at or self._reconnecting is not None:
+            return
+        self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
+        self._reconnecting = asyncio.create_task(self._return_to_redis())
+
+    async def _return_to_redis(self) -> None:
+        try:
+            if await self._connect():
+                log.warning("Redis back: the voice provider circuit breaker is shared again")
+        finally:
+            self._reconnecting = None
+
     def _new_factory(self, uow: AsyncRedisUnitOfWork | None) -> AsyncCircuitBreakerFactory:
         return AsyncCircuitBreakerFactory(
-            default_threshold=self._threshold,
-            default_ttl=self._ttl_s,
-            exclude=_NOT_FAILURES,
-            uow=uow,
+            default_threshold=self._threshold, default_ttl=self._ttl_s, uow=uow
         )
 
 

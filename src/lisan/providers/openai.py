@@ -26,6 +26,7 @@ from lisan.providers.base import (
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
+    ServiceAtCapacity,
     Transcript,
 )
 from lisan.providers.breaker import ProviderBreaker
@@ -40,6 +41,7 @@ _LANGUAGE_CODES = {Locale.AM_ET: "am", Locale.EN_US: "en"}
 _JSON = "application/json"
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
+POOL_WAIT_S = 1.0  # longest wait for a free connection of our own pool
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 PLAN_SCHEMA: dict[str, Any] = {
@@ -153,8 +155,13 @@ class OpenAIProvider:
                     self._base_url + path,
                     content=body,
                     headers={**self._headers, "Content-Type": content_type},
-                    timeout=httpx.Timeout(timeout_s),
+                    # A short wait for our own pool: past it we are the bottleneck, and the
+                    # answer is a quick 503 rather than a provider timeout.
+                    timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
                 )
+        except httpx.PoolTimeout:
+            _log_failure(fields, started, outcome="no free connection")
+            raise ServiceAtCapacity(f"{operation}: no free provider connection") from None
         except (TimeoutError, httpx.TimeoutException):
             _log_failure(fields, started, outcome="timeout")
             raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
