@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -15,6 +16,7 @@ import redis.asyncio as redis
 from asgi_lifespan import LifespanManager
 
 from lisan.app import create_app
+from lisan.core import ratelimit
 from lisan.core.errors import TooManyRequests
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
@@ -161,3 +163,39 @@ async def test_concurrent_hits_never_exceed_the_limit(clean_redis: str) -> None:
 
     results = await asyncio.gather(*(attempt() for _ in range(30)))
     assert sum(results) == 10
+
+
+async def _timed_hits(limiter: RateLimiter, count: int) -> list[float]:
+    async def timed(index: int) -> float:
+        started = time.perf_counter()
+        await limiter.hit("1000/minute", "test", f"hung-{index}")
+        return time.perf_counter() - started
+
+    return list(await asyncio.gather(*(timed(i) for i in range(count))))
+
+
+async def test_a_hung_redis_never_queues_requests_behind_each_other(
+    private_redis: tuple[str, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 13: with Redis frozen, 30 clients waited 0.5 s each in turn (a 10.8 s tail), at
+    the start of the hang and again at every retry."""
+    monkeypatch.setattr(ratelimit, "REDIS_RETRY_AFTER_S", 0.5)
+    url, process = private_redis
+    limiter = RateLimiter(url)
+    await limiter.hit("1000/minute", "test", "warm")  # one pooled connection, as in service
+    process.send_signal(signal.SIGSTOP)
+    try:
+        at_the_hang = await _timed_hits(limiter, 30)
+        while_down = await _timed_hits(limiter, 30)
+        await asyncio.sleep(0.6)  # the pause is over: Redis is tried again
+        at_the_retry = await _timed_hits(limiter, 30)
+    finally:
+        process.send_signal(signal.SIGCONT)
+    bound = ratelimit.REDIS_TIMEOUT_S + 0.5  # slack for a busy machine
+    assert max(at_the_hang) < bound
+    assert max(while_down) < 0.1
+    assert max(at_the_retry) < bound
+    assert sorted(at_the_retry)[-2] < 0.1, "only one request waits on the retry"
+    await asyncio.sleep(0.6)
+    await limiter.hit("1000/minute", "test", "back")
+    assert not limiter.redis_failing  # back in Redis once it answers

@@ -6,6 +6,7 @@ Redis is tried again after a pause, so an outage never stops the service answeri
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -51,6 +52,15 @@ def parse_limit(text: str) -> RateLimitItem:
 
 
 class RateLimiter:
+    """Limits in Redis while it answers, in this process's memory while it does not.
+
+    Every Redis call has one overall bound (REDIS_TIMEOUT_S): redis-py's pool makes new
+    connections one at a time under a lock, so a hung Redis would otherwise queue requests
+    behind each other, each waiting its own socket timeout. After a failure Redis is marked
+    down: no request waits on it for REDIS_RETRY_AFTER_S, and then a single request tries it
+    while the others keep counting in memory.
+    """
+
     def __init__(self, redis_url: str | None) -> None:
         self._memory = SlidingWindowCounterRateLimiter(MemoryStorage())
         self._redis: SlidingWindowCounterRateLimiter | None = None
@@ -65,27 +75,56 @@ class RateLimiter:
             self._redis = SlidingWindowCounterRateLimiter(storage)
         self._redis_down_until = 0.0
         self._redis_failing = False
+        self._probing = False  # one request is trying a Redis that was down
+
+    @property
+    def redis_failing(self) -> bool:
+        """True while limits are counted in memory because Redis failed."""
+        return self._redis_failing
+
+    def _redis_to_try(self) -> SlidingWindowCounterRateLimiter | None:
+        """Redis, if this request should use it: always while it is up; while it is down,
+        never; once its pause is over, for one request at a time."""
+        if self._redis is None:
+            return None
+        if not self._redis_failing:
+            return self._redis
+        if self._probing or time.monotonic() < self._redis_down_until:
+            return None
+        self._probing = True
+        return self._redis
 
     async def hit(self, limit: str, *key: str) -> None:
         """Count one request against `limit` for `key`; 429 with Retry-After when it is spent."""
         item = parse_limit(limit)
-        if self._redis is not None and time.monotonic() >= self._redis_down_until:
+        redis = self._redis_to_try()
+        if redis is not None:
             try:
-                await self._check(self._redis, item, key)
-            except StorageError as exc:
-                self._redis_down_until = time.monotonic() + REDIS_RETRY_AFTER_S
-                if not self._redis_failing:  # once per outage, not once per request
-                    self._redis_failing = True
-                    log.error(
-                        "rate limit storage unavailable; limiting in memory",
-                        extra={"error": type(exc.storage_error).__name__},
-                    )
+                async with asyncio.timeout(REDIS_TIMEOUT_S):
+                    await self._check(redis, item, key)
+            except (StorageError, TimeoutError) as exc:
+                self._redis_down(exc)
             else:
-                if self._redis_failing:
-                    self._redis_failing = False
-                    log.warning("rate limit storage back; limiting in Redis")
+                self._redis_up()
                 return
+            finally:
+                self._probing = False
         await self._check(self._memory, item, key)
+
+    def _redis_down(self, exc: Exception) -> None:
+        self._redis_down_until = time.monotonic() + REDIS_RETRY_AFTER_S
+        if not self._redis_failing:  # once per outage, not once per request
+            self._redis_failing = True
+            cause = exc.storage_error if isinstance(exc, StorageError) else exc
+            log.error(
+                "rate limit storage unavailable; limiting in memory",
+                extra={"error": type(cause).__name__},
+            )
+
+    def _redis_up(self) -> None:
+        if self._redis_failing:
+            self._redis_failing = False
+            log.warning("rate limit storage back; limiting in Redis")
 
     async def hit_in_process(self, limit: str, *key: str) -> None:
         """Like `hit`, counted in this process only: for a shield in front of database work,

@@ -123,8 +123,11 @@ class ProviderBreaker:
         self._maybe_return_to_redis()
         factory = self._factory
         try:
-            breaker = await factory.get_breaker(self._circuit)
-            await self._settle(breaker, breaker.context.handle_new_request)
+            # One bound over all of it: redis-py connects one connection at a time under a
+            # lock, so a hung Redis would queue calls behind each other's socket timeouts.
+            async with asyncio.timeout(REDIS_TIMEOUT_S):
+                breaker = await factory.get_breaker(self._circuit)
+                await self._settle(breaker, breaker.context.handle_new_request)
         except OpenedState as opened:
             raise ProviderUnavailable(
                 "voice provider circuit open", retry_after_s=self._retry_after_s(opened)
@@ -160,7 +163,8 @@ class ProviderBreaker:
         change: Callable[[], None],
     ) -> None:
         try:
-            await self._settle(breaker, change)
+            async with asyncio.timeout(REDIS_TIMEOUT_S):
+                await self._settle(breaker, change)
         except _REDIS_DOWN as exc:
             # The call itself ran; only recording its outcome in Redis failed.
             await self._lose_redis(factory, exc)
