@@ -16,10 +16,12 @@ from datetime import timedelta
 import httpx
 import pytest
 from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from lisan.commands import service
+from lisan.app import LisanApp
+from lisan.commands import idempotency, service
 from lisan.commands.models import IdempotencyRecord
+from lisan.core.database import transaction
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from tests.audio import silence
@@ -32,7 +34,7 @@ from tests.commands.route_support import (
     retry_after,
 )
 from tests.commands.support import command_body, ready_device
-from tests.factories import Device
+from tests.factories import Device, register
 from tests.fakes.openai_server import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer, FakeOpenAI
 
 REPLAYED = "idempotent-replayed"
@@ -312,3 +314,38 @@ async def test_a_key_past_its_24_hours_is_free_again(
     assert not replayed(response)
     assert response.content != stale
     assert fake_openai.transcriptions.calls == 1
+
+
+async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
+    app: LisanApp, client: httpx.AsyncClient
+) -> None:
+    """Issue 13: the lease had no owner, so after a takeover the first holder's finish or
+    release still applied (its answer replaced the new owner's, or it gave the key away)."""
+    device = await register(client)
+    engine = app.fastapi.state.resources.write_engine
+    key, digest = uuid.uuid4(), idempotency.body_hash(b"command")
+
+    async def claim(lease_s: float) -> idempotency.Replay | idempotency.Owned[None]:
+        return await idempotency.claim(
+            engine, device.user_id, key, digest, wait_s=1.0, lease_s=lease_s, then=_read_nothing
+        )
+
+    slow = await claim(lease_s=0.05)
+    await asyncio.sleep(0.1)  # past its lease: the next claim takes the key over
+    taker = await claim(lease_s=30.0)
+    assert isinstance(slow, idempotency.Owned)
+    assert isinstance(taker, idempotency.Owned)
+    assert slow.owner != taker.owner
+    async with transaction(engine) as connection:
+        stale = await idempotency.finish(connection, device.user_id, key, slow.owner, 200, b"stale")
+        await idempotency.release(connection, device.user_id, key, slow.owner)
+    async with transaction(engine) as connection:
+        fresh = await idempotency.finish(
+            connection, device.user_id, key, taker.owner, 200, b"fresh"
+        )
+    assert (stale, fresh) == (False, True)
+    assert await claim(lease_s=30.0) == idempotency.Replay(200, b"fresh")
+
+
+async def _read_nothing(_connection: AsyncConnection) -> None:
+    return None

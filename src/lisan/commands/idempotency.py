@@ -5,12 +5,17 @@ stores its final response; a retry with the same body replays that response byte
 different body is 422; a duplicate that arrives while the first runs polls until the result is
 there (or answers 409 past a bound). 502/503/504 are not final: the record is removed, so the
 same key runs again. A claim whose owner died is taken over once its lease has passed.
+
+Each claim carries an owner token, and `finish` and `release` apply only while the caller's
+token is the record's: a request that lost its lease to a takeover (it was slow, not dead) can
+neither overwrite the new owner's answer nor give away the key the new owner runs under.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import re
 import time
 import uuid
@@ -18,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -27,6 +32,8 @@ from lisan.commands.models import DONE, RUNNING
 from lisan.core.database import Executor, transaction
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
 from lisan.core.types import utcnow
+
+log = logging.getLogger(__name__)
 
 RETENTION = timedelta(hours=24)
 POLL_S = (0.02, 0.25)  # first and longest pause while a duplicate waits
@@ -48,6 +55,14 @@ class _Claim(Enum):
 
 
 _OWNED, _HELD = _Claim.OWNED, _Claim.HELD
+
+
+@dataclass(frozen=True, slots=True)
+class Owned(Generic[T]):
+    """The key is the caller's: `owner` for its `finish` or `release`, and what `then` read."""
+
+    owner: uuid.UUID
+    value: T
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,17 +96,19 @@ async def claim(
     wait_s: float,
     lease_s: float,
     then: Callable[[AsyncConnection], Awaitable[T]],
-) -> Replay | T:
+) -> Replay | Owned[T]:
     """The stored response to replay, or, when the caller now owns the key (and must `finish`
-    or `release` it), what `then` returns: it runs in the claiming transaction, so the reads a
-    command needs cost no transaction of their own. Waits while another request holds the key."""
+    or `release` it), its owner token and what `then` returns: `then` runs in the claiming
+    transaction, so the reads a command needs cost no transaction of their own. Waits while
+    another request holds the key."""
     deadline = time.monotonic() + wait_s
     pause, longest = POLL_S
+    owner = uuid.uuid4()
     while True:
         async with transaction(engine) as connection:
-            outcome = await _try_claim(connection, user_id, key, digest, lease_s)
+            outcome = await _try_claim(connection, user_id, key, digest, lease_s, owner)
             if outcome is _OWNED:
-                return await then(connection)
+                return Owned(owner, await then(connection))
         if isinstance(outcome, Replay):
             return outcome
         if time.monotonic() >= deadline:
@@ -101,7 +118,12 @@ async def claim(
 
 
 async def _try_claim(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, digest: bytes, lease_s: float
+    db: Executor,
+    user_id: uuid.UUID,
+    key: uuid.UUID,
+    digest: bytes,
+    lease_s: float,
+    owner: uuid.UUID,
 ) -> Replay | _Claim:
     now = utcnow()
     lease_until = now + timedelta(seconds=lease_s)
@@ -110,6 +132,7 @@ async def _try_claim(
         "key": key,
         "body_hash": digest,
         "state": RUNNING,
+        "owner": owner,
         "lease_until": lease_until,
         "created_at": now,
         "expires_at": now + RETENTION,
@@ -127,18 +150,23 @@ async def _try_claim(
     if record.state == DONE and record.response_body is not None:
         return Replay(record.response_status or 200, record.response_body)
     if record.lease_until <= now:  # its owner went away mid-run: take it over
-        await repository.extend_lease(db, user_id, key, lease_until)
+        await repository.take_over(db, user_id, key, owner, lease_until)
         return _OWNED
     return _HELD
 
 
 async def finish(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
-) -> None:
-    """Store the final response, in the caller's unit of work (with the command's records)."""
-    await repository.finish(db, user_id, key, status, body)
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, status: int, body: bytes
+) -> bool:
+    """Store the final response, in the caller's unit of work (with the command's records).
+    False when the caller no longer owns the key: the new owner's answer is the one kept."""
+    finished = await repository.finish(db, user_id, key, owner, status, body)
+    if not finished:
+        log.warning("idempotency key taken over before its first owner finished")
+    return finished
 
 
-async def release(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
-    """Give the key back after a result that is not final (502/503/504, or a failure)."""
-    await repository.remove_running(db, user_id, key)
+async def release(db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID) -> None:
+    """Give the key back after a result that is not final (502/503/504, or a failure), if the
+    caller still owns it."""
+    await repository.remove_running(db, user_id, key, owner)

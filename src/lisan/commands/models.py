@@ -25,6 +25,8 @@ class IdempotencyRecord(Base):
     key: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True)
     body_hash: Mapped[bytes] = mapped_column(LargeBinary(32))
     state: Mapped[str] = mapped_column(String(16))  # running | done
+    # The claim's token: only its holder may finish or release a running record.
+    owner: Mapped[uuid.UUID | None] = mapped_column(Uuid, nullable=True)
     lease_until: Mapped[datetime] = mapped_column(UtcDateTime)
     response_status: Mapped[int | None] = mapped_column(Integer, nullable=True)
     response_body: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)

@@ -37,10 +37,16 @@ _SELECT = (
     .where(_THIS_KEY)
     .with_for_update()
 )
-_EXTEND_LEASE = update(_RECORDS).where(_THIS_KEY).values(lease_until=bindparam("new_lease"))
-_FINISH = (
+# Only while the caller owns the key: one that lost it to a takeover changes nothing.
+_OWNED_BY = _RECORDS.c.owner == bindparam("of_owner")
+_TAKE_OVER = (
     update(_RECORDS)
     .where(_THIS_KEY)
+    .values(owner=bindparam("new_owner"), lease_until=bindparam("new_lease"))
+)
+_FINISH = (
+    update(_RECORDS)
+    .where(_THIS_KEY, _OWNED_BY, _RECORDS.c.state == RUNNING)
     .values(
         state=DONE,
         response_status=bindparam("status"),
@@ -48,7 +54,7 @@ _FINISH = (
     )
 )
 _REMOVE = delete(_RECORDS).where(_THIS_KEY)
-_REMOVE_RUNNING = delete(_RECORDS).where(_THIS_KEY, _RECORDS.c.state == RUNNING)
+_REMOVE_RUNNING = delete(_RECORDS).where(_THIS_KEY, _OWNED_BY, _RECORDS.c.state == RUNNING)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,26 +83,31 @@ async def stored(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey 
     return None if row is None else StoredKey(*row)
 
 
-async def extend_lease(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, lease_until: datetime
+async def take_over(
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, lease_until: datetime
 ) -> None:
-    await db.execute(_EXTEND_LEASE, {**_key(user_id, key), "new_lease": lease_until})
+    params = {**_key(user_id, key), "new_owner": owner, "new_lease": lease_until}
+    await db.execute(_TAKE_OVER, params)
 
 
 async def finish(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, status: int, body: bytes
-) -> None:
-    """Store the final response; a record removed meanwhile (expired) stays removed."""
-    params = {**_key(user_id, key), "status": status, "body": body}
-    await db.execute(_FINISH, params)
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, status: int, body: bytes
+) -> bool:
+    """Store the final response if `owner` still holds the key; a record removed meanwhile
+    (expired) stays removed. True when stored."""
+    params = {**_key(user_id, key), "of_owner": owner, "status": status, "body": body}
+    result = await db.execute(_FINISH, params)
+    return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
 async def remove(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
     await db.execute(_REMOVE, _key(user_id, key))
 
 
-async def remove_running(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
-    await db.execute(_REMOVE_RUNNING, _key(user_id, key))
+async def remove_running(
+    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID
+) -> None:
+    await db.execute(_REMOVE_RUNNING, {**_key(user_id, key), "of_owner": owner})
 
 
 async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit: int) -> int:

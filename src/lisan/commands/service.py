@@ -54,14 +54,15 @@ async def execute(
     )
     if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
         return CommandAnswer(claimed.status, claimed.body, replayed=True)
+    owner = claimed.owner
     try:
-        outcome = await pipeline.run(resources, provider, command, claimed)
-        body = await _record(resources, key, command, outcome)
+        outcome = await pipeline.run(resources, provider, command, claimed.value)
+        body = await _record(resources, key, owner, command, outcome)
     except LisanError as exc:  # 502/503/504 are not final: the same key may run again
-        await asyncio.shield(_record_failure(resources, key, command, exc.status_code))
+        await asyncio.shield(_record_failure(resources, key, owner, command, exc.status_code))
         raise
     except BaseException:  # a failure or a cancelled request: not final either
-        await asyncio.shield(_record_failure(resources, key, command, 500))
+        await asyncio.shield(_record_failure(resources, key, owner, command, 500))
         raise
     return CommandAnswer(200, body, replayed=False)
 
@@ -69,6 +70,7 @@ async def execute(
 async def _record(
     resources: Resources,
     key: uuid.UUID,
+    owner: uuid.UUID,
     command: CommandRun,
     outcome: CommandResponse | pipeline.Planned,
 ) -> bytes:
@@ -89,16 +91,16 @@ async def _record(
             command.timings,
         )
         await _settle_bill(connection, command)
-        await idempotency.finish(connection, command.user_id, key, 200, body)
+        await idempotency.finish(connection, command.user_id, key, owner, 200, body)
     return body
 
 
 async def _record_failure(
-    resources: Resources, key: uuid.UUID, command: CommandRun, status_code: int
+    resources: Resources, key: uuid.UUID, owner: uuid.UUID, command: CommandRun, status_code: int
 ) -> None:
     command.lap("total", command.started)
     async with transaction(resources.write_engine) as connection:
-        await idempotency.release(connection, command.user_id, key)
+        await idempotency.release(connection, command.user_id, key, owner)
         await telemetry.record_command(
             connection,
             command.command_id,
