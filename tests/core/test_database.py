@@ -1,11 +1,14 @@
 from __future__ import annotations
 
+import asyncio
+
+import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core.database import NAMING_CONVENTION, Base
-from lisan.core.migrate import alembic_config
+from lisan.core.database import DATABASE_TIMEOUT_S, NAMING_CONVENTION, Base
+from lisan.core.migrate import MIGRATION_LOCK_ID, alembic_config, upgrade_to_head
 
 
 async def test_the_database_is_migrated_to_head(
@@ -58,3 +61,22 @@ async def test_the_migrations_match_the_models(admin_engine: AsyncEngine) -> Non
     async with admin_engine.connect() as connection:
         differences = await connection.run_sync(diff)
     assert differences == []
+
+
+async def test_a_migration_may_wait_longer_than_a_requests_bound(
+    admin_engine: AsyncEngine, database_url: str, database_kind: str
+) -> None:
+    """Every request's statement is bounded (DATABASE_TIMEOUT_S); a server that starts while
+    another process migrates waits for that process's lock as long as it takes."""
+    if database_kind != "postgresql":
+        pytest.skip("the migration lock and the statement bound are PostgreSQL's")
+    lock = text(f"SELECT pg_advisory_lock({MIGRATION_LOCK_ID})")
+    unlock = text(f"SELECT pg_advisory_unlock({MIGRATION_LOCK_ID})")
+    async with admin_engine.connect() as holder:
+        await holder.execute(lock)
+        migrating = asyncio.create_task(asyncio.to_thread(upgrade_to_head, database_url))
+        await asyncio.sleep(DATABASE_TIMEOUT_S + 0.5)
+        assert not migrating.done()
+        await holder.execute(unlock)
+        await holder.commit()
+    await asyncio.wait_for(migrating, timeout=30)

@@ -10,8 +10,9 @@ from typing import Any, Generic, TypeVar
 
 from sqlalchemy import MetaData, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import (
     AsyncConnection,
     AsyncEngine,
@@ -76,8 +77,19 @@ logging.getLogger("aiosqlite").setLevel(logging.INFO)
 # this process, for the one writer connection; then the request answers 503.
 SQLITE_LOCK_WAIT_S = 5.0
 
+# The bound on every call to PostgreSQL: the wait for a pooled connection, opening one, and
+# each statement (asyncpg's command_timeout: a bound kept by the client, which also holds when
+# the server is frozen, where the server's own statement_timeout cannot fire). Past it the
+# request answers 503 (core.http). 5 s: a statement of a request takes milliseconds, and the
+# longest the service runs (a worker's purge batch, a user's cascade delete) well under 1 s; a
+# phone that waited 5 s retries anyway, and the 503 tells it to come back in 5 s.
+DATABASE_TIMEOUT_S = 5.0
+# The server cancels a statement itself a little before the client gives up: on a live server
+# (a lock wait, a slow plan) the statement ends cleanly and its connection stays in the pool;
+# only a server that does not answer at all reaches the client's bound.
+STATEMENT_TIMEOUT_S = DATABASE_TIMEOUT_S - 1.0
 # A query that waits this long for a database is treated as "database unavailable".
-CONNECT_TIMEOUT_S = 5.0
+CONNECT_TIMEOUT_S = DATABASE_TIMEOUT_S
 
 
 def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -115,11 +127,67 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
             event.listen(engine.sync_engine, "connect", _sqlite_driver_autocommit)
             event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
-    connect_args = {"timeout": CONNECT_TIMEOUT_S, **kwargs.pop("connect_args", {})}
+    connect_args = {
+        "timeout": CONNECT_TIMEOUT_S,
+        "command_timeout": DATABASE_TIMEOUT_S,
+        "server_settings": {"statement_timeout": f"{STATEMENT_TIMEOUT_S * 1000:.0f}"},
+        **kwargs.pop("connect_args", {}),
+    }
     if "poolclass" not in kwargs:
         kwargs.setdefault("pool_size", 10)
         kwargs.setdefault("max_overflow", 10)
-    return create_async_engine(database_url, connect_args=connect_args, **kwargs)
+        kwargs.setdefault("pool_timeout", DATABASE_TIMEOUT_S)
+    # No pool_pre_ping: it would cost every checkout a round trip, and a dead connection is
+    # found by its first statement anyway (a 503, and the pool is recycled).
+    engine = create_async_engine(database_url, connect_args=connect_args, **kwargs)
+    event.listen(engine.sync_engine, "handle_error", _postgres_unavailable)
+    return engine
+
+
+# SQLSTATEs of a PostgreSQL that cannot serve now: 08 connection exception, 53 insufficient
+# resources (too many connections), 57 operator intervention (shutting down, starting up,
+# statement timeout). 08 and 57P (the server ended the session) leave no usable connection.
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57")
+_SESSION_GONE_SQLSTATES = ("08", "57P")
+
+
+def _postgres_unavailable(context: ExceptionContext) -> BaseException | None:
+    """What a PostgreSQL that is stopping, starting, frozen or full raises becomes a 503 (an
+    OperationalError or a TimeoutError, see core.http), never a 500; and a connection left in
+    an unknown state is discarded, never returned to the pool."""
+    from asyncpg.exceptions import InternalClientError
+
+    error = context.original_exception
+    if isinstance(error, TimeoutError):
+        # The client's bound ran out: the server may still be running the statement, or
+        # answer it later. Only this connection goes (the others may be healthy), closed at
+        # once: SQLAlchemy's graceful close would wait 2 s more for a server that does not
+        # answer.
+        context.is_disconnect = True
+        context.invalidate_pool_on_disconnect = False
+        connection = context.connection
+        if connection is not None and not (connection.closed or connection.invalidated):
+            driver_connection = connection.connection.driver_connection
+            if driver_connection is not None:
+                driver_connection.terminate()
+        return None
+    cause = error.__cause__
+    sqlstate = str(getattr(cause, "sqlstate", None) or "")
+    if isinstance(cause, InternalClientError) or sqlstate.startswith(_SESSION_GONE_SQLSTATES):
+        # Ended by the server, or a protocol state asyncpg did not expect (a session that
+        # ended mid-operation): the connection cannot be used again.
+        context.is_disconnect = True
+    elif not sqlstate.startswith(_UNAVAILABLE_SQLSTATES):
+        return None
+    if isinstance(error, OperationalError):
+        return None
+    return OperationalError(
+        context.statement,
+        context.parameters,
+        error,
+        hide_parameters=True,
+        connection_invalidated=context.is_disconnect,
+    )
 
 
 def _ensure_sqlite_dir(database_url: str) -> None:

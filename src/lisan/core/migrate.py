@@ -5,6 +5,8 @@ from __future__ import annotations
 from alembic import command
 from alembic.config import Config
 
+# Any fixed number: every process that migrates the same PostgreSQL database takes this lock.
+MIGRATION_LOCK_ID = 0x4C6973616E
 FILE_TEMPLATE = "%%(year)d%%(month).2d%%(day).2d_%%(hour).2d%%(minute).2d_%%(slug)s"
 
 

@@ -12,10 +12,8 @@ from sqlalchemy.engine import Connection
 
 import lisan.models
 from lisan.core.database import create_engine
+from lisan.core.migrate import MIGRATION_LOCK_ID
 from lisan.core.types import UtcDateTime
-
-# Any fixed number: every process that migrates the same PostgreSQL database takes this lock.
-MIGRATION_LOCK_ID = 0x4C6973616E
 
 config = context.config
 target_metadata = lisan.models.Base.metadata
@@ -54,8 +52,18 @@ def _run(connection: Connection) -> None:
         context.run_migrations()
 
 
+# A migration's DDL, or its wait for another process's migration lock, may outlast the bound
+# every request's statement has (core.database): migrations run unbounded.
+_UNBOUNDED: dict[str, Any] = {
+    "command_timeout": None,
+    "server_settings": {"statement_timeout": "0"},
+}
+
+
 async def _run_online() -> None:
-    engine = create_engine(_database_url())
+    url = _database_url()
+    connect_args = _UNBOUNDED if url.startswith("postgresql") else {}
+    engine = create_engine(url, connect_args=connect_args)
     try:
         async with engine.connect() as connection:
             await connection.run_sync(_run)

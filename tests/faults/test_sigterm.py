@@ -1,0 +1,187 @@
+"""SIGTERM under load, against a real `lisan serve` on a private cluster: every request already
+sent when the signal comes is answered (requests the server is known to be in the middle of
+among them; see UNREAD_WINDOW_S for the one exception), the process shuts down cleanly, and
+every telemetry event answered 202 is in the database or counted as dropped in the log line the
+writer leaves at shutdown, also when the database is down at that moment."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections import Counter
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from tests.deletion.support import stop
+from tests.faults.harness import (
+    LisanServer,
+    Load,
+    Outcome,
+    PrivatePostgres,
+    lisan_serve,
+    mixed_operations,
+    register_devices,
+    serve_env,
+    stored_writes,
+)
+
+CLIENTS = 20
+HELD = 5  # consent writes held on a lock while the server is told to stop
+DROP_COUNTS = (
+    "dropped_overflow",
+    "dropped_foreign",
+    "dropped_invalid",
+    "dropped_error",
+    "lost_at_close",
+)
+
+
+@asynccontextmanager
+async def _locked(dsn: str, table: str) -> AsyncIterator[asyncpg.Connection]:
+    """`table` locked against every reader and writer until the block ends (or the server)."""
+    connection = await asyncpg.connect(dsn, timeout=10)
+    try:
+        transaction = connection.transaction()
+        await transaction.start()
+        await connection.execute(f'LOCK TABLE "{table}" IN ACCESS EXCLUSIVE MODE')
+        yield connection
+    finally:
+        connection.terminate()  # ends the transaction, and so the lock; the server may be gone
+
+
+async def _waiting_on_locks(dsn: str) -> int:
+    connection = await asyncpg.connect(dsn, timeout=10)
+    try:
+        waiting: int = await connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        return waiting
+    finally:
+        await connection.close()
+
+
+def _writer_stopped(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The counts the telemetry writer logs when it stops."""
+    stopped = [r for r in records if r.get("msg") == "telemetry writer stopped"]
+    assert len(stopped) == 1, "the telemetry writer did not log its counts once at shutdown"
+    return stopped[0]
+
+
+def _assert_shut_down_cleanly(server: LisanServer) -> None:
+    # uvicorn re-raises the signal once it has shut down, so the status is that of SIGTERM.
+    assert server.process.returncode in (0, -signal.SIGTERM), server.log_tail()
+    messages = [record.get("msg") for record in server.log_records()]
+    assert "Application shutdown complete." in messages, server.log_tail()
+
+
+def _accepted_events(outcomes: list[Outcome]) -> set[Any]:
+    return {o.key for o in outcomes if o.op == "telemetry" and o.status == 202}
+
+
+# uvicorn, shutting down, closes at once every keep-alive connection it is not reading a request
+# on: a request that reached the socket in the server's last loop turn before that is reset
+# unread (seen in about one run in ten under this load: a ReadError for a POST sent 10 ms
+# before SIGTERM). Requests on the wire longer than this before SIGTERM are answered.
+UNREAD_WINDOW_S = 0.25
+
+
+def _assert_sent_requests_answered(
+    outcomes: list[Outcome], signalled: float, statuses: set[int]
+) -> None:
+    """A request on the wire before SIGTERM (but for the window above) gets its answer: no
+    reset, no closed connection. Requests sent later may find the server gone (refused, or
+    closed while idle)."""
+    sent = [o for o in outcomes if o.sent is not None and o.sent < signalled - UNREAD_WINDOW_S]
+    assert sent
+    unanswered = [o for o in sent if o.status is None]
+    errors = Counter(o.error for o in unanswered)
+    assert not unanswered, f"sent before SIGTERM, never answered: {errors}"
+    answered = Counter(o.status for o in outcomes if o.status is not None)
+    assert set(answered) <= statuses, answered
+
+
+async def test_sigterm_under_load_finishes_every_request_under_way(
+    postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    database = await postgres.new_database()
+    dsn = postgres.dsn(database)
+    env = serve_env(postgres.url(database), tmp_path / "objects")
+    async with lisan_serve(env, tmp_path / "serve.log") as server:
+        devices = await register_devices(server.base_url, CLIENTS)
+        operations = mixed_operations(CLIENTS, ["telemetry", "me", "telemetry", "vocabulary"])
+        load = Load(server.base_url, devices, operations)
+        load.start()
+        await asyncio.sleep(1.0)
+        async with _locked(dsn, "consent_grants") as lock:
+            # Requests the server is certainly in the middle of: writes waiting on the lock.
+            held = Load(server.base_url, devices[:HELD], [["consent"]] * HELD)
+            held.start()
+            deadline = time.monotonic() + 10
+            while await _waiting_on_locks(dsn) < HELD:
+                assert time.monotonic() < deadline, "the held requests never reached the lock"
+                await asyncio.sleep(0.05)
+            held.stop()  # one request each
+            signalled = time.monotonic()
+            stopping = asyncio.create_task(stop(server.process, signal.SIGTERM))
+            await asyncio.sleep(1.0)
+            assert not stopping.done(), "the server exited with requests under way"
+            await lock.execute("ROLLBACK")
+        await stopping
+        load.stop()
+        outcomes = await load.join() + await held.join()
+    _assert_shut_down_cleanly(server)
+
+    held_outcomes = [o for o in outcomes if o.op == "consent"]
+    assert [o.status for o in held_outcomes] == [200] * HELD
+    _assert_sent_requests_answered(outcomes, signalled, {200, 201, 202})
+    stored = await stored_writes(dsn, outcomes)
+    assert {o.key for o in held_outcomes} <= stored["consent"]
+
+    accepted = _accepted_events(outcomes)
+    counts = _writer_stopped(server.log_records())
+    assert counts["accepted"] == len(accepted), "a 202 never reached its client"
+    not_stored = accepted - stored["telemetry"]
+    assert sum(counts[name] for name in DROP_COUNTS) == len(not_stored)
+    assert not not_stored, "the database was up: every event accepted is flushed at shutdown"
+    assert counts["stored"] == len(stored["telemetry"])
+
+
+async def test_sigterm_with_the_database_stopped_counts_every_event_it_drops(
+    postgres: PrivatePostgres, tmp_path: Path
+) -> None:
+    """The writer cannot store the buffered events (their table is locked, then PostgreSQL
+    stops); at SIGTERM it gives up after its flush bound and says how many it dropped."""
+    database = await postgres.new_database()
+    dsn = postgres.dsn(database)
+    env = serve_env(postgres.url(database), tmp_path / "objects", telemetry_flush_timeout_s="2")
+    async with lisan_serve(env, tmp_path / "serve.log") as server:
+        devices = await register_devices(server.base_url, CLIENTS)
+        load = Load(server.base_url, devices, [["telemetry", "me"]] * CLIENTS)
+        async with _locked(dsn, "command_events"):
+            load.start()
+            await asyncio.sleep(1.5)
+            await asyncio.to_thread(postgres.stop)  # its session and lock go with it
+        signalled = time.monotonic()
+        await stop(server.process, signal.SIGTERM)
+        load.stop()
+        outcomes = await load.join()
+    _assert_shut_down_cleanly(server)
+    await asyncio.to_thread(postgres.start)
+
+    _assert_sent_requests_answered(outcomes, signalled, {200, 202, 503})
+    accepted = _accepted_events(outcomes)
+    stored = (await stored_writes(dsn, outcomes))["telemetry"]
+    records = server.log_records()
+    counts = _writer_stopped(records)
+    assert len(accepted) > 0
+    assert counts["accepted"] == len(accepted)
+    assert sum(counts[name] for name in DROP_COUNTS) == len(accepted - stored)
+    assert counts["stored"] == len(stored)
+    lost = [r for r in records if r.get("msg") == "telemetry not flushed at shutdown"]
+    assert [r["lost"] for r in lost] == [counts["lost_at_close"]]
