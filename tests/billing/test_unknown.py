@@ -21,8 +21,6 @@ from lisan.core.settings import BillingEnforcement
 from tests.billing.support import entitlement_of, subscribe
 from tests.factories import register
 
-SQLITE_BUSY_S = 5.0  # PRAGMA busy_timeout of every SQLite connection
-
 UNKNOWN = {
     "enforcement": "disabled",
     "state": "UNKNOWN",
@@ -45,16 +43,12 @@ async def subscriptions_table_gone(engine: AsyncEngine) -> AsyncIterator[None]:
 
 
 @asynccontextmanager
-async def subscriptions_locked(database_url: str, database_kind: str) -> AsyncIterator[None]:
-    """Another transaction holds a lock that blocks reading subscriptions (SQLite: the write
-    lock every unit of work takes up front)."""
+async def subscriptions_locked(database_url: str) -> AsyncIterator[None]:
+    """Another transaction holds a lock that blocks reading subscriptions (PostgreSQL)."""
     engine = create_engine(database_url, for_writes=True)
     try:
         async with engine.begin() as connection:
-            if database_kind == "postgresql":
-                await connection.execute(text("LOCK TABLE subscriptions IN ACCESS EXCLUSIVE MODE"))
-            else:
-                await connection.execute(text("SELECT 1 FROM subscriptions"))
+            await connection.execute(text("LOCK TABLE subscriptions IN ACCESS EXCLUSIVE MODE"))
             yield
     finally:
         await engine.dispose()
@@ -73,22 +67,20 @@ async def test_a_missing_table_is_unknown_with_nulls(
 
 
 async def test_a_read_slower_than_two_seconds_is_unknown(
-    app: LisanApp,
-    client: httpx.AsyncClient,
-    database_url: str,
-    database_kind: str,
+    app: LisanApp, client: httpx.AsyncClient, database_url: str, database_kind: str
 ) -> None:
+    if database_kind != "postgresql":
+        pytest.skip("a SQLite reader never waits (tests/core/test_read_routes.py)")
     device = await register(client)
     await subscribe(app, device.user_id, "ACTIVE")
     started = time.monotonic()
-    async with subscriptions_locked(database_url, database_kind):
+    async with subscriptions_locked(database_url):
         body = await entitlement_of(client, device)
     elapsed = time.monotonic() - started
     assert body == UNKNOWN
-    # PostgreSQL stops the read itself at the limit. On SQLite the wait is the unit of work's
-    # own, for the write lock, which ends in a database error at the busy timeout.
-    limit = service.ENTITLEMENT_READ_TIMEOUT_S if database_kind == "postgresql" else SQLITE_BUSY_S
-    assert service.ENTITLEMENT_READ_TIMEOUT_S <= elapsed < limit + 1
+    # PostgreSQL stops the read itself at the limit.
+    limit = service.ENTITLEMENT_READ_TIMEOUT_S
+    assert limit <= elapsed < limit + 1
     after = await entitlement_of(client, device)
     assert after["state"] == "ACTIVE"
 
@@ -132,7 +124,7 @@ async def test_the_unit_of_work_goes_on_after_a_slow_read(
     before, after = uuid.uuid4(), uuid.uuid4()
     async with unit_of_work(app.fastapi.state.resources.sessions) as session:
         await service.record_billed_command(session, device.user_id, before)
-        async with subscriptions_locked(database_url, database_kind):
+        async with subscriptions_locked(database_url):
             ent = await service.entitlement(session, device.user_id, BillingEnforcement.DISABLED)
         await service.record_billed_command(session, device.user_id, after)
     assert ent == service.unknown_entitlement(BillingEnforcement.DISABLED)

@@ -4,14 +4,14 @@ from fastapi import APIRouter
 
 from lisan.auth.dependencies import CurrentUser
 from lisan.billing import service
-from lisan.core.http import AppSettings, DbSession, JsonResponse, json_response
+from lisan.core.http import AppSettings, JsonResponse, ReadSession, json_response
 
 router = APIRouter(tags=["billing"])
 
 
 @router.get("/v1/billing/entitlement")
 async def get_entitlement(
-    user: CurrentUser, session: DbSession, settings: AppSettings
+    user: CurrentUser, session: ReadSession, settings: AppSettings
 ) -> JsonResponse:
     view = await service.entitlement(session, user.user_id, settings.billing_enforcement)
     return json_response(view)

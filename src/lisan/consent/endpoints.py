@@ -11,7 +11,7 @@ from lisan.consent.schemas import (
     CONSENT_SCOPE_PATTERN,
     ConsentGrantRequest,
 )
-from lisan.core.http import DbSession, JsonResponse, json_response
+from lisan.core.http import DbSession, JsonResponse, ReadSession, json_response
 from lisan.core.schemas import parse_json_body
 
 router = APIRouter(tags=["consent"])
@@ -29,6 +29,8 @@ async def record_consent(request: Request, user: CurrentUser, session: DbSession
 
 
 @router.get("/v1/consent/grants/current")
-async def current_consent(scope: ScopeQuery, user: CurrentUser, session: DbSession) -> JsonResponse:
+async def current_consent(
+    scope: ScopeQuery, user: CurrentUser, session: ReadSession
+) -> JsonResponse:
     state = await service.current(session, user.user_id, scope)
     return json_response(state)

@@ -123,8 +123,10 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
             kwargs.update(pool_size=1, max_overflow=0, pool_timeout=SQLITE_LOCK_WAIT_S)
         engine = create_async_engine(database_url, **kwargs)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+        # SQLAlchemy, not the driver, runs transactions (savepoints work); on the read engine
+        # no BEGIN at all: each read is its own snapshot and never waits for the write lock.
+        event.listen(engine.sync_engine, "connect", _sqlite_driver_autocommit)
         if for_writes:
-            event.listen(engine.sync_engine, "connect", _sqlite_driver_autocommit)
             event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
         return engine
     connect_args = {

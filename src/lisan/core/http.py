@@ -165,6 +165,12 @@ async def get_db_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
+async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
+    """A unit of work for a route that only reads: on SQLite it never takes the write lock."""
+    async with unit_of_work(request.app.state.resources.read_sessions) as session:
+        yield session
+
+
 async def request_id(request: Request) -> str:
     rid: str = request.state.request_id
     return rid
@@ -174,4 +180,5 @@ AppResources = Annotated[Resources, Depends(get_resources)]
 AppSettings = Annotated[Settings, Depends(get_settings_dep)]
 # scope="function": commit before the response is sent, so a failed commit is an error response.
 DbSession = Annotated[AsyncSession, Depends(get_db_session, scope="function")]
+ReadSession = Annotated[AsyncSession, Depends(get_read_session, scope="function")]
 RequestId = Annotated[str, Depends(request_id)]

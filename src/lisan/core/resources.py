@@ -28,6 +28,9 @@ class Resources:
     # the write lock up front.
     write_engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]  # units of work on `write_engine`
+    # Read-only units of work: on SQLite on `engine`, so a pure read never takes (or waits
+    # for) the write lock; on PostgreSQL the same as `sessions` (reads never wait there).
+    read_sessions: async_sessionmaker[AsyncSession]
     redis: redis.Redis | None
     rate_limiter: RateLimiter
     # False while the schema may be behind (the database was down when the server started).
@@ -49,11 +52,13 @@ class Resources:
                 socket_connect_timeout=REDIS_TIMEOUT_S,
                 socket_timeout=REDIS_TIMEOUT_S,
             )
+        sessions = create_session_factory(write_engine)
         return cls(
             settings,
             engine,
             write_engine,
-            create_session_factory(write_engine),
+            sessions,
+            create_session_factory(engine) if settings.is_sqlite else sessions,
             client,
             RateLimiter(settings.redis_url),
         )

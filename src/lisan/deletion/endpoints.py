@@ -6,7 +6,14 @@ from fastapi import APIRouter, Depends, Path, Request
 
 from lisan.auth.dependencies import deleting_user
 from lisan.auth.service import Principal
-from lisan.core.http import NO_STORE, AppResources, DbSession, JsonResponse, json_response
+from lisan.core.http import (
+    NO_STORE,
+    AppResources,
+    DbSession,
+    JsonResponse,
+    ReadSession,
+    json_response,
+)
 from lisan.core.ratelimit import hit_per_client_ip
 from lisan.deletion import service
 
@@ -25,7 +32,7 @@ async def delete_user_data(
 
 @router.get("/v1/consent/user-data/jobs/{taskId}")
 async def deletion_job(
-    task_id: TaskIdPath, request: Request, resources: AppResources, session: DbSession
+    task_id: TaskIdPath, request: Request, resources: AppResources, session: ReadSession
 ) -> JsonResponse:
     await hit_per_client_ip(request, resources.settings.rate_limit_job_lookup, "job_lookup")
     record = await service.job_record(session, task_id)

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Path, Request
 from starlette.responses import Response
 
 from lisan.auth.dependencies import CurrentUser
-from lisan.core.http import DbSession, JsonResponse, json_response
+from lisan.core.http import DbSession, JsonResponse, ReadSession, json_response
 from lisan.core.schemas import parse_json_body
 from lisan.vocabulary import service
 from lisan.vocabulary.schemas import TermCreate, TermUpdate
@@ -18,7 +18,7 @@ TermIdPath = Annotated[str, Path(alias="termId")]
 
 
 @router.get("/v1/vocabulary")
-async def list_terms(user: CurrentUser, session: DbSession) -> JsonResponse:
+async def list_terms(user: CurrentUser, session: ReadSession) -> JsonResponse:
     return json_response(await service.list_terms(session, user.user_id))
 
 
