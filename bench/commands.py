@@ -497,6 +497,7 @@ def server_env(database_url: str, provider_port: int, workdir: Path) -> dict[str
         "LISAN_OPENAI_API_KEY": "bench",
         "LISAN_RATE_LIMIT_COMMANDS": HUGE_LIMIT,
         "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_IP": HUGE_LIMIT,
         "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
         "LISAN_STORAGE_DIR": str(workdir / "objects"),
     }

@@ -120,6 +120,7 @@ def main() -> None:
             "LISAN_STORAGE_DIR": f"{directory}/objects",
             "LISAN_RATE_LIMIT_COMMANDS": "1000000/minute",
             "LISAN_RATE_LIMIT_USER": "1000000/minute",
+            "LISAN_RATE_LIMIT_IP": "1000000/minute",
             "LISAN_RATE_LIMIT_REGISTER": "1000000/minute",
             "LISAN_LOG_LEVEL": "WARNING",
         }

@@ -49,6 +49,7 @@ async def app_with(
         "openai_api_key": API_KEY,
         "rate_limit_commands": "100000/minute",
         "rate_limit_user": "100000/minute",
+        "rate_limit_ip": "100000/minute",
     }
     values.update(overrides)
     app = create_app(settings_factory(**values))

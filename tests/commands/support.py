@@ -41,6 +41,7 @@ async def command_app(
         openai_api_key="sk-test-not-a-real-key",
         rate_limit_commands="100000/minute",
         rate_limit_user="100000/minute",
+        rate_limit_ip="100000/minute",
         **overrides,
     )
     app = create_app(settings)
