@@ -4,12 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import shutil
-import signal
-import socket
-import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
 import pytest
 import redis.asyncio as redis
@@ -22,6 +19,7 @@ from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
 from tests.conftest import client_for
 from tests.factories import new_install_id
+from tests.faults.harness import PrivateRedis
 
 
 async def _spend(limiter: RateLimiter, limit: str, key: str, times: int) -> None:
@@ -65,48 +63,22 @@ async def test_redis_limits_are_shared_between_processes(clean_redis: str) -> No
         await first.hit("4/minute", "test", "shared")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture
-def private_redis(redis_url: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A Redis server of this test's own, so the test can kill it mid-run."""
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.fail("redis-server is not installed")
-    port = _free_port()
-    process = subprocess.Popen(
-        [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            break
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                pytest.fail("private redis-server did not start")
-            time.sleep(0.05)
-    yield f"redis://127.0.0.1:{port}/0", process
-    process.kill()
-    process.wait()
+def private_redis(tmp_path: Path) -> Iterator[PrivateRedis]:
+    """A Redis server of this test's own, so the test can kill or freeze it mid-run."""
+    server = PrivateRedis.create(tmp_path)
+    server.start()
+    yield server
+    server.stop()
 
 
 async def test_when_redis_dies_limits_fall_back_to_memory_and_log_once(
-    private_redis: tuple[str, subprocess.Popen[bytes]], caplog: pytest.LogCaptureFixture
+    private_redis: PrivateRedis, caplog: pytest.LogCaptureFixture
 ) -> None:
-    url, process = private_redis
+    url = private_redis.url
     limiter = RateLimiter(url)
     await _spend(limiter, "5/minute", "k", 2)  # counted in Redis
-    process.kill()
-    process.wait()
+    private_redis.kill()
     with caplog.at_level(logging.ERROR, logger="lisan.core.ratelimit"):
         started = time.perf_counter()
         await _spend(limiter, "5/minute", "k", 5)  # memory now: a fresh budget of 5
@@ -119,15 +91,14 @@ async def test_when_redis_dies_limits_fall_back_to_memory_and_log_once(
 
 
 async def test_a_dead_redis_never_stops_the_service(
-    private_redis: tuple[str, subprocess.Popen[bytes]],
+    private_redis: PrivateRedis,
     settings_factory: Callable[..., Settings],
 ) -> None:
-    url, process = private_redis
+    url = private_redis.url
     app = create_app(settings_factory(redis_url=url, rate_limit_register="2/minute"))
     async with LifespanManager(app), client_for(app) as client:
         ok = await client.post("/v1/auth/register-device", json={"install_id": new_install_id()})
-        process.kill()
-        process.wait()
+        private_redis.kill()
         after = await client.post("/v1/auth/register-device", json={"install_id": new_install_id()})
         ready = await client.get("/ready")
     assert ok.status_code == 200
@@ -175,22 +146,22 @@ async def _timed_hits(limiter: RateLimiter, count: int) -> list[float]:
 
 
 async def test_a_hung_redis_never_queues_requests_behind_each_other(
-    private_redis: tuple[str, subprocess.Popen[bytes]], monkeypatch: pytest.MonkeyPatch
+    private_redis: PrivateRedis, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 13: with Redis frozen, 30 clients waited 0.5 s each in turn (a 10.8 s tail), at
     the start of the hang and again at every retry."""
     monkeypatch.setattr(ratelimit, "REDIS_RETRY_AFTER_S", 0.5)
-    url, process = private_redis
+    url = private_redis.url
     limiter = RateLimiter(url)
     await limiter.hit("1000/minute", "test", "warm")  # one pooled connection, as in service
-    process.send_signal(signal.SIGSTOP)
+    private_redis.freeze()
     try:
         at_the_hang = await _timed_hits(limiter, 30)
         while_down = await _timed_hits(limiter, 30)
         await asyncio.sleep(0.6)  # the pause is over: Redis is tried again
         at_the_retry = await _timed_hits(limiter, 30)
     finally:
-        process.send_signal(signal.SIGCONT)
+        private_redis.thaw()
     bound = ratelimit.REDIS_TIMEOUT_S + 0.5  # slack for a busy machine
     assert max(at_the_hang) < bound
     assert max(while_down) < 0.1

@@ -4,6 +4,7 @@ import asyncio
 import logging
 import time
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,6 +26,7 @@ from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, FakeOpenAI
+from tests.faults.harness import PrivateRedis
 from tests.providers.conftest import PCM, MakeProvider
 
 DOWN_REDIS = "redis://127.0.0.1:1/15"
@@ -431,3 +433,33 @@ async def test_the_breaker_goes_back_to_redis_when_redis_returns(
     finally:
         await breaker.aclose()
         await peer.aclose()
+
+
+async def test_a_hung_redis_holds_no_call_past_its_bound(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, redis_url: str, tmp_path: Path
+) -> None:
+    """Issue 13: calls queued behind each other on a frozen Redis (redis-py connects one
+    connection at a time); each now waits at most REDIS_TIMEOUT_S, and then none waits."""
+    frozen = PrivateRedis.create(tmp_path)
+    frozen.start()
+    breaker = ProviderBreaker(frozen.url)
+    await breaker.start()
+    try:
+        provider = make_provider(breaker)
+        await _transcribe(provider)
+        frozen.freeze()
+
+        async def timed() -> float:
+            started = time.perf_counter()
+            assert (await _transcribe(provider)).text == "open telegram"
+            return time.perf_counter() - started
+
+        at_the_hang = await asyncio.gather(*(timed() for _ in range(20)))
+        after = await asyncio.gather(*(timed() for _ in range(20)))
+    finally:
+        frozen.thaw()
+        await breaker.aclose()
+        frozen.stop()
+    assert max(at_the_hang) < breaker_module.REDIS_TIMEOUT_S + 1.0
+    assert not breaker.shared
+    assert max(after) < 0.5

@@ -73,7 +73,9 @@ async def test_10000_events_while_the_database_is_locked_stay_fast_and_all_land(
     settings_factory: Callable[..., Settings], database_url: str, admin_engine: AsyncEngine
 ) -> None:
     total, concurrency = 10_000, 20
-    app = create_app(settings_factory(rate_limit_user="1000000/minute", rate_limit_ip="1000000/minute"))
+    app = create_app(
+        settings_factory(rate_limit_user="1000000/minute", rate_limit_ip="1000000/minute")
+    )
     latencies: list[float] = []
     async with LifespanManager(app), client_for(app) as client:
         device = await register(client)

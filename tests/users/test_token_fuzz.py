@@ -44,7 +44,9 @@ class Subject:
 @pytest.fixture
 async def subject(settings_factory: Callable[..., Settings]) -> AsyncIterator[Subject]:
     # A generous per-user limit: the live token is checked once per example.
-    app = create_app(settings_factory(rate_limit_user="100000/minute", rate_limit_ip="100000/minute"))
+    app = create_app(
+        settings_factory(rate_limit_user="100000/minute", rate_limit_ip="100000/minute")
+    )
     async with LifespanManager(app), client_for(app) as client:
         device = await register(client)
         refreshed = await client.post("/v1/auth/refresh", headers=device.headers)
