@@ -16,7 +16,7 @@ from lisan.auth.endpoints import router as auth_router
 from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
-from lisan.core.edge import RequestEdge
+from lisan.core.edge import BodyTimeouts, RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
@@ -110,8 +110,8 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
 class LisanApp(RequestEdge):
     """The application as served: the FastAPI app wrapped by the request edge."""
 
-    def __init__(self, fastapi_app: FastAPI) -> None:
-        super().__init__(fastapi_app)
+    def __init__(self, fastapi_app: FastAPI, body_timeouts: BodyTimeouts | None = None) -> None:
+        super().__init__(fastapi_app, body_timeouts=body_timeouts)
         self.fastapi = fastapi_app
 
 
@@ -119,7 +119,10 @@ def create_app(
     settings: Settings | None = None, *, migrate_in_background: bool = False
 ) -> LisanApp:
     settings = settings or get_settings()
-    return LisanApp(build_fastapi(settings, migrate_in_background=migrate_in_background))
+    return LisanApp(
+        build_fastapi(settings, migrate_in_background=migrate_in_background),
+        BodyTimeouts(settings.body_idle_timeout_s, settings.body_timeout_s),
+    )
 
 
 def serve_app() -> LisanApp:

@@ -87,7 +87,10 @@ def serve(
     """Apply migrations, then serve the API."""
     import uvicorn
 
+    from lisan.core.server import BoundedHttpToolsProtocol
+
     settings = load_settings_or_exit()
+    # The factories give the app the configured body timeouts; the protocol bounds headers.
     factory = "lisan.app:serve_app"
     try:
         upgrade_to_head(settings.database_url)
@@ -105,6 +108,7 @@ def serve(
         host=host,
         port=port,
         workers=workers,
+        http=BoundedHttpToolsProtocol,
         access_log=False,
         log_config=None,
         server_header=False,

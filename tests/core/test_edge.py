@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import time
 import uuid
 from collections.abc import AsyncIterator
 
@@ -15,8 +17,11 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from lisan.app import LisanApp
 from lisan.core.edge import (
+    BODY_IDLE_TIMEOUT_S,
+    BODY_TIMEOUT_S,
     COMMAND_BODY_LIMIT,
     JSON_BODY_LIMIT,
+    BodyTimeouts,
     Message,
     Receive,
     RequestEdge,
@@ -25,6 +30,7 @@ from lisan.core.edge import (
 )
 from lisan.core.errors import Conflict
 from lisan.core.schemas import RequestModel, parse_json_body
+from lisan.core.settings import Settings
 from tests.conftest import client_for
 
 
@@ -307,3 +313,122 @@ async def test_an_encoded_slash_stays_one_path_segment() -> None:
         plain = await http.get("/v1/admin/users/a%20b")
     assert kept.text == "/v1/admin/users/a%2Fb c/suspend"
     assert plain.text == "/v1/admin/users/a b"
+
+
+# Time bounds on the body, and a client that leaves before its body is complete.
+
+
+def _http_scope(method: str, path: str, headers: list[tuple[bytes, bytes]]) -> Scope:
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0", "spec_version": "2.3"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": b"",
+        "root_path": "",
+        "headers": [(b"host", b"testserver"), *headers],
+        "client": ("203.0.113.7", 50000),
+        "server": ("testserver", 80),
+        "state": {},
+    }
+
+
+async def test_a_client_gone_mid_body_is_logged_as_499_and_the_app_never_runs(
+    app: LisanApp, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Issue: the edge replayed the disconnect to the app, Starlette raised ClientDisconnect and
+    it was logged as an unhandled error with status 500."""
+    ran: list[str] = []
+    router = APIRouter()
+
+    @router.post("/test/record")
+    async def record(request: Request) -> dict[str, int]:
+        ran.append("handler")
+        return {"size": len(await request.body())}
+
+    app.fastapi.include_router(router)
+    messages: list[Message] = [
+        {"type": "http.request", "body": b'{"name": "x", ', "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+
+    async def receive() -> Message:
+        return messages.pop(0)
+
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    scope = _http_scope("POST", "/test/record", [(b"content-type", b"application/json")])
+    with caplog.at_level(logging.DEBUG):
+        await app(scope, receive, send)
+    assert ran == [], "the app ran for a client that had gone"
+    assert sent == [], "nobody is left to answer"
+    assert "unhandled error" not in [r.getMessage() for r in caplog.records]
+    assert not [r for r in caplog.records if r.exc_info], "no traceback"
+    assert not [r for r in caplog.records if r.levelno > logging.INFO]
+    access = [r for r in caplog.records if r.name == "lisan.access"]
+    assert [r.status for r in access] == [499]  # type: ignore[attr-defined]
+
+
+def _stalling(chunks: list[bytes], every_s: float) -> tuple[Receive, list[float]]:
+    """A receive() that yields `chunks`, one every `every_s`, then nothing ever again."""
+    times: list[float] = []
+
+    async def receive() -> Message:
+        if not chunks:
+            await asyncio.Event().wait()
+        await asyncio.sleep(every_s)
+        times.append(time.monotonic())
+        return {"type": "http.request", "body": chunks.pop(0), "more_body": True}
+
+    return receive, times
+
+
+async def _call(edge: RequestEdge, scope: Scope, receive: Receive) -> list[Message]:
+    sent: list[Message] = []
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    async with asyncio.timeout(5):  # without a bound the edge would wait forever
+        await edge(scope, receive, send)
+    return sent
+
+
+async def test_a_body_that_stops_arriving_is_408_and_closes_the_connection() -> None:
+    edge = RequestEdge(_body_length_app, body_timeouts=BodyTimeouts(idle_s=0.1, total_s=5))
+    receive, _ = _stalling([b'{"na', b'me"'], every_s=0.01)
+    started = time.monotonic()
+    scope = _http_scope("POST", "/v1/vocabulary", [(b"content-length", b"100")])
+    sent = await _call(edge, scope, receive)
+    assert 0.1 <= time.monotonic() - started < 1
+    assert sent[0]["status"] == 408
+    headers = dict(sent[0]["headers"])
+    assert headers[b"connection"] == b"close"
+    assert uuid.UUID(headers[b"x-request-id"].decode())
+    assert json.loads(sent[1]["body"]) == {"error": "the request was not received in time"}
+
+
+async def test_a_trickled_body_is_cut_off_at_the_total_bound() -> None:
+    """Each chunk comes well within the idle bound; the body as a whole does not."""
+    edge = RequestEdge(_body_length_app, body_timeouts=BodyTimeouts(idle_s=1, total_s=0.3))
+    receive, times = _stalling([b"a"] * 1000, every_s=0.05)
+    started = time.monotonic()
+    scope = _http_scope("POST", "/v1/commands", [(b"transfer-encoding", b"chunked")])
+    sent = await _call(edge, scope, receive)
+    assert 0.3 <= time.monotonic() - started < 1.3
+    assert len(times) >= 3
+    assert sent[0]["status"] == 408
+
+
+def test_the_default_body_timeouts_are_the_settings_defaults() -> None:
+    defaults = Settings.model_fields
+    assert BodyTimeouts() == BodyTimeouts(BODY_IDLE_TIMEOUT_S, BODY_TIMEOUT_S)
+    assert defaults["body_idle_timeout_s"].default == BODY_IDLE_TIMEOUT_S
+    assert defaults["body_timeout_s"].default == BODY_TIMEOUT_S
+    assert RequestEdge(_body_length_app).body_timeouts == BodyTimeouts()

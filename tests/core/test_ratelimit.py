@@ -162,11 +162,13 @@ async def test_a_hung_redis_never_queues_requests_behind_each_other(
         at_the_retry = await _timed_hits(limiter, 30)
     finally:
         private_redis.thaw()
-    bound = ratelimit.REDIS_TIMEOUT_S + 0.5  # slack for a busy machine
+    # Slack for a busy 2-core machine; queued, the 30 requests took 14.5 s.
+    bound = ratelimit.REDIS_TIMEOUT_S + 1.0
+    no_wait = ratelimit.REDIS_TIMEOUT_S / 2
     assert max(at_the_hang) < bound
-    assert max(while_down) < 0.1
+    assert max(while_down) < no_wait
     assert max(at_the_retry) < bound
-    assert sorted(at_the_retry)[-2] < 0.1, "only one request waits on the retry"
+    assert sorted(at_the_retry)[-2] < no_wait, "only one request waits on the retry"
     await asyncio.sleep(0.6)
     await limiter.hit("1000/minute", "test", "back")
     assert not limiter.redis_failing  # back in Redis once it answers

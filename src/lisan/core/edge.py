@@ -2,20 +2,34 @@
 
 It wraps the whole application (outside Starlette's own error middleware), so every response,
 including a 500, carries `X-Request-ID`, and nothing reaches the client that we did not render.
+
+The body is read here, whole, before the application runs, within bounds of size (413) and time
+(408); a client that goes away before its body is complete is logged as status 499 (nginx's
+"client closed request") and the application never runs.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import time
 import uuid
 from collections.abc import Awaitable, Callable, MutableMapping
+from contextlib import nullcontext
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
 from lisan.core.context import request_id_var
-from lisan.core.errors import InternalError, LisanError, PayloadTooLarge, error_body
+from lisan.core.errors import (
+    InternalError,
+    LisanError,
+    PayloadTooLarge,
+    RequestTimeout,
+    error_body,
+)
+from lisan.core.settings import Settings
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -26,6 +40,10 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 JSON_BODY_LIMIT = 16 * 1024
 COMMAND_BODY_LIMIT = 1024 * 1024
 COMMAND_PATH = "/v1/commands"
+# The defaults of LISAN_BODY_IDLE_TIMEOUT_S and LISAN_BODY_TIMEOUT_S.
+BODY_IDLE_TIMEOUT_S: float = Settings.model_fields["body_idle_timeout_s"].default
+BODY_TIMEOUT_S: float = Settings.model_fields["body_timeout_s"].default
+CLIENT_CLOSED = 499  # the access log's status when the client left before its body was read
 
 access_log = logging.getLogger("lisan.access")
 error_log = logging.getLogger("lisan.error")
@@ -46,14 +64,21 @@ def request_id_from(headers: list[tuple[bytes, bytes]]) -> str:
     return str(uuid.uuid4())
 
 
-def _declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+def _body_framing(headers: list[tuple[bytes, bytes]]) -> tuple[int | None, bool]:
+    """The declared Content-Length (None: none, or not a number) and whether the request has a
+    body at all (HTTP/1.1: a Content-Length above 0 or a Transfer-Encoding)."""
+    declared: int | None = None
+    has_body = False
     for name, value in headers:
         if name == b"content-length":
             try:
-                return int(value)
+                declared = int(value)
             except ValueError:
-                return None
-    return None
+                declared = None
+            has_body = has_body or declared != 0
+        elif name == b"transfer-encoding":
+            has_body = True
+    return declared, has_body
 
 
 def _path_keeping_encoded_slashes(scope: Scope) -> str:
@@ -67,39 +92,63 @@ def _path_keeping_encoded_slashes(scope: Scope) -> str:
     return "%2F".join(unquote(part) for part in parts)
 
 
+@dataclass(frozen=True, slots=True)
+class BodyTimeouts:
+    """How long a body may take: `idle_s` between two of its chunks, `total_s` in all."""
+
+    idle_s: float = BODY_IDLE_TIMEOUT_S
+    total_s: float = BODY_TIMEOUT_S
+
+
 class _BodyTooLarge(Exception):
     pass
 
 
-async def _read_body(receive: Receive, limit: int) -> tuple[bytes, Message | None]:
-    """Read the body chunk by chunk, stopping as soon as it passes `limit`.
+class _BodyTimedOut(Exception):
+    pass
 
-    Returns the body and, if the client went away, the disconnect message to replay.
+
+class _ClientGone(Exception):
+    pass
+
+
+async def _read_body(receive: Receive, limit: int, timeouts: BodyTimeouts | None) -> bytes:
+    """Read the body chunk by chunk, stopping as soon as it passes `limit` (`_BodyTooLarge`),
+    a chunk is late (`_BodyTimedOut`) or the client goes away (`_ClientGone`).
+
+    `timeouts` is None for a request without a body, whose one message the server holds
+    already: no timer is armed for it (it is every GET).
     """
     chunks: list[bytes] = []
     size = 0
-    while True:
-        message = await receive()
-        if message["type"] == "http.disconnect":
-            return b"".join(chunks), message
-        chunk = message.get("body", b"")
-        size += len(chunk)
-        if size > limit:
-            raise _BodyTooLarge
-        chunks.append(chunk)
-        if not message.get("more_body", False):
-            return b"".join(chunks), None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeouts.total_s if timeouts else 0.0
+    try:
+        async with asyncio.timeout(None) if timeouts else nullcontext() as timer:
+            while True:
+                if timer is not None and timeouts is not None:
+                    timer.reschedule(min(loop.time() + timeouts.idle_s, deadline))
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    raise _ClientGone
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise _BodyTooLarge
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return b"".join(chunks)
+    except TimeoutError:
+        raise _BodyTimedOut from None
 
 
-def _replay(body: bytes, disconnect: Message | None, receive: Receive) -> Receive:
+def _replay(body: bytes, receive: Receive) -> Receive:
     sent = False
 
     async def replay() -> Message:
         nonlocal sent
         if not sent:
             sent = True
-            if disconnect is not None:
-                return disconnect
             return {"type": "http.request", "body": body, "more_body": False}
         return await receive()
 
@@ -107,8 +156,13 @@ def _replay(body: bytes, disconnect: Message | None, receive: Receive) -> Receiv
 
 
 class RequestEdge:
-    def __init__(self, app: ASGIApp) -> None:
+    # create_app passes the configured ones.
+    body_timeouts = BodyTimeouts()
+
+    def __init__(self, app: ASGIApp, *, body_timeouts: BodyTimeouts | None = None) -> None:
         self.app = app
+        if body_timeouts is not None:
+            self.body_timeouts = body_timeouts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -117,29 +171,37 @@ class RequestEdge:
         headers: list[tuple[bytes, bytes]] = scope["headers"]
         scope["path"] = _path_keeping_encoded_slashes(scope)
         request_id = request_id_from(headers)
-        scope.setdefault("state", {})["request_id"] = request_id
+        state = scope.setdefault("state", {})
+        state["request_id"] = request_id
         token = request_id_var.set(request_id)
         started = time.perf_counter()
         status = 0
-        id_header = (b"x-request-id", request_id.encode())
 
         async def send_with_id(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
+                # Read when the answer starts: a route may have given the request a fresh id
+                # (a command whose X-Request-ID the client had already used).
+                id_header = (b"x-request-id", state["request_id"].encode())
                 message["headers"] = [*message.get("headers", []), id_header]
             await send(message)
 
         try:
             limit = body_limit_for(scope["path"])
-            declared = _declared_length(headers)
+            declared, has_body = _body_framing(headers)
             if declared is not None and declared > limit:
                 raise _BodyTooLarge
-            body, disconnect = await _read_body(receive, limit)
-            await self.app(scope, _replay(body, disconnect, receive), send_with_id)
+            body = await _read_body(receive, limit, self.body_timeouts if has_body else None)
+            await self.app(scope, _replay(body, receive), send_with_id)
         except _BodyTooLarge:
-            if status == 0:
-                await _send_error(send_with_id, PayloadTooLarge())
+            # The server drains the rest (bounded in time by lisan.core.server), so the client
+            # reads this answer rather than a reset connection.
+            await _send_error(send_with_id, PayloadTooLarge())
+        except _BodyTimedOut:
+            await _send_error(send_with_id, RequestTimeout())
+        except _ClientGone:
+            status = CLIENT_CLOSED  # nobody to answer; not a server error
         except Exception:
             error_log.exception("unhandled error", extra={"path": scope["path"]})
             if status == 0:
@@ -149,7 +211,7 @@ class RequestEdge:
             access_log.info(
                 "request",
                 extra={
-                    "request_id": request_id,
+                    "request_id": state["request_id"],
                     "method": scope["method"],
                     "path": scope["path"],
                     "status": status,

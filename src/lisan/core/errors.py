@@ -68,6 +68,21 @@ class PayloadTooLarge(LisanError):
     default_message = "request body too large"
 
 
+class RequestTimeout(LisanError):
+    """408: the request did not arrive within its time bounds; the connection is closed."""
+
+    status_code = 408
+    default_message = "the request was not received in time"
+    default_headers = {"Connection": "close"}
+
+
+class RequestHeaderFieldsTooLarge(LisanError):
+    """431: the request line and headers passed the server's bounds (lisan.core.server)."""
+
+    status_code = 431
+    default_message = "request header fields too large"
+
+
 class UnprocessableEntity(LisanError):
     status_code = 422
     default_message = "unprocessable request"

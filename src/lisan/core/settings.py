@@ -73,6 +73,12 @@ class Settings(BaseSettings):
     deletion_backoff_s: PositiveSeconds = 2.0
     run_worker: bool = True
     telemetry_flush_timeout_s: PositiveSeconds = 30.0  # the shutdown's bound on the flush
+    # How long a client may take to send a request (lisan.core.server, lisan.core.edge): its
+    # headers, from the connection's opening or the request's first byte; each chunk of its
+    # body after the one before; its whole body.
+    header_timeout_s: PositiveSeconds = 10.0
+    body_idle_timeout_s: PositiveSeconds = 10.0
+    body_timeout_s: PositiveSeconds = 60.0
     alert_webhook_url: AnyHttpUrl | None = None
     log_level: LogLevel = LogLevel.INFO
     log_format: LogFormat = LogFormat.JSON
