@@ -279,3 +279,29 @@ async def test_the_screen_goes_fenced_in_the_user_message_never_in_the_system_me
         assert len(fenced) == len(tree.split("\n"))
         assert all(line.startswith("| ") for line in fenced)
         assert '|   [n7] Button "Delete chat" {clickable}' in fenced
+
+
+async def test_a_reused_request_id_gets_a_fresh_server_id_and_overwrites_nothing(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, admin_engine: AsyncEngine
+) -> None:
+    """Issue 13: the client's X-Request-ID is the event's primary key and the audio's file
+    name, so a client that reused one overwrote its own earlier records."""
+    reused = str(uuid.uuid4())
+    pcm = speech_pcm("open telegram", seconds=1.5)
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        storage = settings_of(client).storage_dir
+        device = await ready_device(client)
+        await _consent(client, device, True)
+        first = await command(client, device, command_body(pcm), **{"X-Request-ID": reused})
+        first_audio = _audio_files(storage)
+        fake_openai.completions.then(Answer.plan(plan(step("TAP", "n7", destructive=True))))
+        second = await command(client, device, command_body(pcm), **{"X-Request-ID": reused})
+    assert first.json()["command_id"] == first.headers["x-request-id"] == reused
+    fresh = second.json()["command_id"]
+    assert fresh != reused
+    assert second.headers["x-request-id"] == fresh  # the id to report telemetry under
+    events = {str(e.id): e.status for e in await command_events(admin_engine)}
+    assert events == {reused: "ACCEPTED", fresh: "CONFIRMATION_REQUIRED"}
+    audio = {p.stem for p in _audio_files(storage) if p.is_file()}
+    assert audio == {reused, fresh}
+    assert first_audio[0].stat().st_size > 0

@@ -42,6 +42,8 @@ async def post_command(
         pcm=pcm,
     )
     answer = await service.execute(resources, provider, key, raw, command)
+    if answer.command_id is not None:  # a fresh id when the client reused its request id
+        request.state.request_id = str(answer.command_id)  # the edge's X-Request-ID says it
     headers = {"Idempotent-Replayed": "true"} if answer.replayed else None
     return Response(
         answer.body, status_code=answer.status, media_type="application/json", headers=headers

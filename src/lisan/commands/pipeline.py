@@ -54,6 +54,7 @@ from lisan.providers.base import (
     Screen,
     VoiceProvider,
 )
+from lisan.telemetry import service as telemetry
 from lisan.vocabulary import service as vocabulary
 
 log = logging.getLogger(__name__)
@@ -91,6 +92,7 @@ class CommandContext:
     terms: list[str]  # the transcriber's vocabulary bias
     keep_audio: bool  # audio_retention is granted
     apps: list[str]  # the granted packages, as they were before the provider calls
+    command_id_taken: bool  # the request id already names another command's event
 
     def screen(self, sent: ScreenContext) -> Screen | None:
         """The screen a provider may see: only a granted app's; None (hidden) for any other."""
@@ -114,6 +116,7 @@ async def read_context(db: Executor, command: CommandRun) -> CommandContext:
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
         apps=await grants.granted_apps(db, command.user_id),
+        command_id_taken=await telemetry.command_id_taken(db, command.command_id, command.user_id),
     )
 
 

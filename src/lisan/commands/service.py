@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ class CommandAnswer:
     status: int
     body: bytes
     replayed: bool
+    command_id: uuid.UUID | None = None  # the id the command ran under (None on a replay)
 
 
 async def execute(
@@ -54,6 +56,10 @@ async def execute(
     )
     if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
         return CommandAnswer(claimed.status, claimed.body, replayed=True)
+    if claimed.value.command_id_taken:
+        # A reused X-Request-ID: this command gets a fresh id of the server's, so the earlier
+        # command's event and audio stay as they were.
+        command = dataclasses.replace(command, command_id=uuid.uuid4())
     owner = claimed.owner
     try:
         outcome = await pipeline.run(resources, provider, command, claimed.value)
@@ -64,7 +70,7 @@ async def execute(
     except BaseException:  # a failure or a cancelled request: not final either
         await asyncio.shield(_record_failure(resources, key, owner, command, 500))
         raise
-    return CommandAnswer(200, body, replayed=False)
+    return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
 
 
 async def _record(

@@ -4,7 +4,7 @@ import uuid
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor, PerDialect, table_of
@@ -26,6 +26,12 @@ def _upsert_server_side(insert: Callable[..., Any]) -> Any:
     )
 
 
+# A command event that another command already owns: the server's side is written, or the row
+# is another user's (a phone's report under an id this user now reuses).
+_ID_TAKEN = select(_EVENTS.c.id).where(
+    _EVENTS.c.id == bindparam("command_id"),
+    or_(_EVENTS.c.status.is_not(None), _EVENTS.c.user_id != bindparam("user_id")),
+)
 _INSERT_NEW = PerDialect(lambda insert: insert(_EVENTS).on_conflict_do_nothing())
 # Built once, on the table rather than the entity: it runs on every command.
 _UPSERT_SERVER_SIDE = PerDialect(_upsert_server_side)
@@ -61,3 +67,8 @@ async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> Non
 
 async def upsert_server_side(db: Executor, row: dict[str, Any]) -> None:
     await db.execute(_UPSERT_SERVER_SIDE.on(db), row)
+
+
+async def command_id_taken(db: Executor, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
+    result = await db.execute(_ID_TAKEN, {"command_id": command_id, "user_id": user_id})
+    return result.first() is not None
