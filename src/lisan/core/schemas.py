@@ -4,16 +4,35 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, model_validator
 from pydantic_core import ErrorDetails
 
 from lisan.core.errors import BadRequest
+
+
+def _integral_numbers_as_ints(value: Any) -> Any:
+    """JSON has one kind of number, and JSON Schema calls any number with a zero fraction an
+    integer: `1.0` and `1e3` are integers, `1.5` and `"1"` are not."""
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else value
+    if isinstance(value, dict):
+        return {key: _integral_numbers_as_ints(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_integral_numbers_as_ints(item) for item in value]
+    return value
 
 
 class RequestModel(BaseModel):
     """A request body: strict JSON Schema semantics, no coercion, no extra properties."""
 
     model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _json_schema_integers(cls, data: Any) -> Any:
+        # Strict validation refuses a float where an int is due; JSON Schema does not (a float
+        # field still takes an int).
+        return _integral_numbers_as_ints(data)
 
 
 class ResponseModel(BaseModel):
