@@ -104,6 +104,8 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
     install_error_handlers(app)
     for router in ROUTERS:
         app.include_router(router)
+    # Every route, flat (a 405 names the methods of every route on its path).
+    app.state.served_routes = [route for router in ROUTERS for route in router.routes]
     return app
 
 

@@ -432,3 +432,23 @@ def test_the_default_body_timeouts_are_the_settings_defaults() -> None:
     assert defaults["body_idle_timeout_s"].default == BODY_IDLE_TIMEOUT_S
     assert defaults["body_timeout_s"].default == BODY_TIMEOUT_S
     assert RequestEdge(_body_length_app).body_timeouts == BodyTimeouts()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("OPTIONS", "/v1/app-grants", "GET, POST"),
+        ("PUT", "/v1/vocabulary", "GET, POST"),
+        ("PUT", f"/v1/vocabulary/{uuid.UUID(int=7)}", "DELETE, PATCH"),
+        ("DELETE", "/v1/users/me", "GET"),
+    ],
+)
+async def test_a_405_names_every_method_of_the_path(
+    client: httpx.AsyncClient, method: str, path: str, allowed: str
+) -> None:
+    """Found by the contract fuzz: Starlette named only the first route's methods (a path with
+    GET and POST routes answered `Allow: POST`)."""
+    response = await client.request(method, path)
+    assert response.status_code == 405
+    assert response.json() == {"error": "method not allowed"}
+    assert response.headers["allow"] == allowed

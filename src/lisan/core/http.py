@@ -16,6 +16,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
+from starlette.routing import BaseRoute, Match, Route
 
 from lisan.core.database import unit_of_work
 from lisan.core.errors import (
@@ -74,12 +75,27 @@ async def _validation_error(_request: Request, exc: Exception) -> Response:
     return error_response(error)
 
 
-async def _http_error(_request: Request, exc: Exception) -> Response:
+async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, StarletteHTTPException)
     error = error_for_status(exc.status_code)
     if exc.headers:
         error.headers.update(exc.headers)
+    if exc.status_code == 405:
+        # Starlette names the methods of the first route on the path only; a path served by
+        # several routes (GET and POST /v1/app-grants) must name them all (RFC 9110).
+        error.headers["Allow"] = ", ".join(_methods_on_path(request))
     return error_response(error)
+
+
+def _methods_on_path(request: Request) -> list[str]:
+    methods: set[str] = set()
+    routes: list[BaseRoute] = request.app.state.served_routes  # FastAPI nests included routers
+    for route in routes:
+        if isinstance(route, Route) and route.methods:
+            match, _ = route.matches(request.scope)
+            if match is not Match.NONE:
+                methods |= route.methods
+    return sorted(methods)
 
 
 class _Outage:
