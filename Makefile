@@ -6,10 +6,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 TEST_POSTGRES_URL ?= postgresql+asyncpg://postgres@127.0.0.1:5432/lisan_test
+# One Redis database per pass: the passes run at once, and tests flush theirs.
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
+TEST_POSTGRES_REDIS_URL ?= redis://127.0.0.1:6379/14
 PYTEST_ARGS ?=
 
-.PHONY: install system-deps run migrate lint test test-sqlite test-postgres bench clean
+.PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench clean
 
 # Debian packages the tests need: real speech made with espeak-ng, converted with sox.
 SYSTEM_TOOLS := espeak-ng sox
@@ -43,11 +45,20 @@ lint: install
 test-sqlite: install
 	LISAN_TEST_REDIS_URL=$(TEST_REDIS_URL) $(BIN)/pytest $(PYTEST_ARGS)
 
+# tests/faults starts its own PostgreSQL and Redis, whatever the suite's database: once is enough.
 test-postgres: install
-	LISAN_TEST_DATABASE_URL=$(TEST_POSTGRES_URL) LISAN_TEST_REDIS_URL=$(TEST_REDIS_URL) \
-		$(BIN)/pytest $(PYTEST_ARGS)
+	LISAN_TEST_DATABASE_URL=$(TEST_POSTGRES_URL) LISAN_TEST_REDIS_URL=$(TEST_POSTGRES_REDIS_URL) \
+		$(BIN)/pytest --ignore=tests/faults $(PYTEST_ARGS)
 
-test: lint test-sqlite test-postgres
+# The two database passes run side by side (each prints its output when it ends): most of a
+# pass waits on sockets, sleeps and subprocesses, so two fit on this 2-core machine.
+test: lint
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
+
+# A long contract fuzz (tests/test_fuzz.py): FUZZ_EXAMPLES per operation; `make test` runs 40.
+FUZZ_EXAMPLES ?= 500
+fuzz: install
+	LISAN_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/pytest tests/test_fuzz.py $(PYTEST_ARGS)
 
 bench: install
 	command -v wrk >/dev/null || (apt-get update -q && apt-get install -y -q wrk)
