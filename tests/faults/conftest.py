@@ -7,18 +7,20 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
 from tests.faults.harness import PrivatePostgres, PrivateRedis
 
+ServerT = TypeVar("ServerT", PrivatePostgres, PrivateRedis)
 
-@pytest.fixture(scope="module")
-def private_postgres() -> Iterator[PrivatePostgres]:
+
+def _running(kind: type[ServerT]) -> Iterator[ServerT]:
     # Not under pytest's tmp_path: as root the cluster runs as `postgres`, who cannot enter it.
-    root = Path(tempfile.mkdtemp(prefix="lisan-faults-pg-"))
+    root = Path(tempfile.mkdtemp(prefix=f"lisan-faults-{kind.name}-"))
     try:
-        server = PrivatePostgres.create(root)
+        server = kind.create(root)
         server.start()
         try:
             yield server
@@ -26,39 +28,36 @@ def private_postgres() -> Iterator[PrivatePostgres]:
             server.stop()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def _restored(server: ServerT) -> None:
+    """Thawed and running again, whatever the test did to it."""
+    if server.frozen:
+        server.thaw()
+    if not server.running:
+        server.kill()  # reaps what is left of its processes
+        server.start()
+
+
+@pytest.fixture(scope="module")
+def private_postgres() -> Iterator[PrivatePostgres]:
+    yield from _running(PrivatePostgres)
 
 
 @pytest.fixture
 def postgres(private_postgres: PrivatePostgres) -> Iterator[PrivatePostgres]:
-    """The module's cluster, restored after the test: thawed and running."""
+    """The module's cluster, restored after the test."""
     yield private_postgres
-    if private_postgres.frozen:
-        private_postgres.thaw()
-    if not private_postgres.running:
-        private_postgres.kill()  # reaps what is left of its process group
-        private_postgres.start()
+    _restored(private_postgres)
 
 
 @pytest.fixture(scope="module")
 def private_redis() -> Iterator[PrivateRedis]:
-    root = Path(tempfile.mkdtemp(prefix="lisan-faults-redis-"))
-    try:
-        server = PrivateRedis.create(root)
-        server.start()
-        try:
-            yield server
-        finally:
-            server.stop()
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+    yield from _running(PrivateRedis)
 
 
 @pytest.fixture
 def redis_server(private_redis: PrivateRedis) -> Iterator[PrivateRedis]:
-    """The module's redis-server, restored after the test: thawed and running."""
+    """The module's redis-server, restored after the test."""
     yield private_redis
-    if private_redis.frozen:
-        private_redis.thaw()
-    if not private_redis.running:
-        private_redis.kill()
-        private_redis.start()
+    _restored(private_redis)
