@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -556,6 +557,19 @@ def mixed_operations(clients: int, operations: Iterable[str]) -> list[list[str]]
     """Each client sends every operation in turn, starting from a different one."""
     names = list(operations)
     return [names[index % len(names) :] + names[: index % len(names)] for index in range(clients)]
+
+
+def load_with_ready_poller(base_url: str, devices: list[Device], operations: list[str]) -> Load:
+    """One client asks /ready all along; the others send every operation in turn."""
+    clients = [*mixed_operations(len(devices) - 1, operations), ["ready"]]
+    return Load(base_url, devices, clients)
+
+
+def summary(outcomes: list[Outcome]) -> str:
+    """What came back, by operation, and the slowest answer: for an assertion's message."""
+    counts = Counter((o.op, o.status or o.error) for o in outcomes)
+    slowest = max(outcomes, key=lambda o: o.latency)
+    return f"{dict(counts)}; slowest {slowest.op} {slowest.latency:.2f} s"
 
 
 async def register_devices(base_url: str, count: int) -> list[Device]:

@@ -11,25 +11,27 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 
 from lisan.core.database import DATABASE_TIMEOUT_S
 from lisan.probes.service import READY_CACHE_S
-from tests.factories import Device
 from tests.faults.harness import (
+    LisanServer,
     Load,
     Outcome,
     PrivatePostgres,
     PrivateRedis,
     lisan_serve,
+    load_with_ready_poller,
     lost_writes,
-    mixed_operations,
     register_devices,
     serve_env,
     stored_writes,
+    summary,
 )
 
 CLIENTS = 20
@@ -37,12 +39,7 @@ CLIENTS = 20
 SLACK_S = 3.0
 OPERATIONS = ["register", "consent", "vocabulary", "me", "telemetry"]
 RECOVERY_S = 20.0
-
-
-def _load(base_url: str, devices: list[Device]) -> Load:
-    # One client asks /ready all along; the others send every kind of request in turn.
-    operations = [*mixed_operations(CLIENTS - 1, OPERATIONS), ["ready"]]
-    return Load(base_url, devices, operations)
+WARM_UP_S = 1.5  # the load runs this long before the fault
 
 
 async def _until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -58,19 +55,13 @@ def _recovered(load: Load, since: float) -> bool:
     return answered >= {*OPERATIONS, "ready"}
 
 
-def _summary(outcomes: list[Outcome]) -> str:
-    counts = Counter((o.op, o.status or o.error) for o in outcomes)
-    slowest = max(outcomes, key=lambda o: o.latency)
-    return f"{dict(counts)}; slowest {slowest.op} {slowest.latency:.2f} s"
-
-
 def _assert_every_answer_bounded(outcomes: list[Outcome]) -> None:
     """2xx or 503 with Retry-After, within the bound; never a 500, a reset or a hang."""
     assert outcomes
     unexpected = [o for o in outcomes if not (o.ok or o.status == 503)]
-    assert not unexpected, f"answers other than 2xx and 503: {_summary(unexpected)}"
+    assert not unexpected, f"answers other than 2xx and 503: {summary(unexpected)}"
     slow = [o for o in outcomes if o.latency >= DATABASE_TIMEOUT_S + SLACK_S]
-    assert not slow, f"{len(slow)} answers past the bound: {_summary(slow)}"
+    assert not slow, f"{len(slow)} answers past the bound: {summary(slow)}"
     # /ready's 503 is its answer, not an error; every other 503 says when to come back.
     refused = [o for o in outcomes if o.status == 503 and o.op != "ready"]
     assert all(o.retry_after for o in refused), "a 503 without Retry-After"
@@ -95,15 +86,27 @@ async def _ready(base_url: str) -> int:
         return (await http.get("/ready")).status_code
 
 
-async def test_stopped_postgres_answers_503_and_the_server_recovers(
+@asynccontextmanager
+async def _under_load(
     postgres: PrivatePostgres, redis_server: PrivateRedis, tmp_path: Path
-) -> None:
+) -> AsyncIterator[tuple[LisanServer, Load, str]]:
+    """A server on a fresh database of the private cluster, its load running for WARM_UP_S:
+    the server, the load and the database's name."""
     database = await postgres.new_database()
     env = serve_env(postgres.url(database), tmp_path / "objects", redis_server.url)
     async with lisan_serve(env, tmp_path / "serve.log") as server:
-        load = _load(server.base_url, await register_devices(server.base_url, CLIENTS))
+        load = load_with_ready_poller(
+            server.base_url, await register_devices(server.base_url, CLIENTS), OPERATIONS
+        )
         load.start()
-        await asyncio.sleep(1.5)
+        await asyncio.sleep(WARM_UP_S)
+        yield server, load, database
+
+
+async def test_stopped_postgres_answers_503_and_the_server_recovers(
+    postgres: PrivatePostgres, redis_server: PrivateRedis, tmp_path: Path
+) -> None:
+    async with _under_load(postgres, redis_server, tmp_path) as (server, load, database):
         await asyncio.to_thread(postgres.stop)
         stopped = time.monotonic()
         await asyncio.sleep(READY_CACHE_S + 2)
@@ -119,7 +122,7 @@ async def test_stopped_postgres_answers_503_and_the_server_recovers(
     # /ready may repeat an answer from just before the stop for READY_CACHE_S.
     during = [o for o in outcomes if o.started > stopped + READY_CACHE_S and o.ended < restarting]
     assert during, "no request was answered while PostgreSQL was stopped"
-    assert {o.status for o in during} == {503}, _summary(during)
+    assert {o.status for o in during} == {503}, summary(during)
     assert any(o.op == "ready" for o in during)
     assert any(o.ok for o in outcomes if o.ended < stopped)
     await _assert_no_write_lost(postgres, database, load)
@@ -130,12 +133,7 @@ async def test_frozen_postgres_answers_within_the_bound(
 ) -> None:
     """SIGSTOP: connections stay open and nothing answers. Before the fix every request then
     waited as long as the freeze lasted; it must answer 503 within the bound instead."""
-    database = await postgres.new_database()
-    env = serve_env(postgres.url(database), tmp_path / "objects", redis_server.url)
-    async with lisan_serve(env, tmp_path / "serve.log") as server:
-        load = _load(server.base_url, await register_devices(server.base_url, CLIENTS))
-        load.start()
-        await asyncio.sleep(1.5)
+    async with _under_load(postgres, redis_server, tmp_path) as (server, load, database):
         postgres.freeze()
         frozen = time.monotonic()
         # Longer than the bound and its slack: a request held by the freeze shows as a hang.
@@ -149,6 +147,6 @@ async def test_frozen_postgres_answers_within_the_bound(
 
     _assert_every_answer_bounded(outcomes)
     during = [o for o in outcomes if o.started > frozen and o.ended < thawed]
-    assert any(o.status == 503 and o.op == "ready" for o in during), _summary(during)
-    assert any(o.status == 503 and o.op != "ready" for o in during), _summary(during)
+    assert any(o.status == 503 and o.op == "ready" for o in during), summary(during)
+    assert any(o.status == 503 and o.op != "ready" for o in during), summary(during)
     await _assert_no_write_lost(postgres, database, load)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -29,14 +28,14 @@ from lisan.probes.service import READY_CACHE_S
 from tests.factories import Device
 from tests.faults.harness import (
     LisanServer,
-    Load,
     Outcome,
     PrivatePostgres,
     PrivateRedis,
     lisan_serve,
-    mixed_operations,
+    load_with_ready_poller,
     register_devices,
     serve_env,
+    summary,
 )
 
 CLIENTS = 20
@@ -52,27 +51,15 @@ STORAGE_DOWN = "rate limit storage unavailable; limiting in memory"
 USER_LIMIT = 20
 
 
-def _load(base_url: str, devices: list[Device]) -> Load:
-    # One client asks /ready all along; the others send every kind of request in turn.
-    operations = [*mixed_operations(CLIENTS - 1, OPERATIONS), ["ready"]]
-    return Load(base_url, devices, operations)
-
-
-def _summary(outcomes: list[Outcome]) -> str:
-    counts = Counter((o.op, o.status or o.error) for o in outcomes)
-    slowest = max(outcomes, key=lambda o: o.latency)
-    return f"{dict(counts)}; slowest {slowest.op} {slowest.latency:.2f} s"
-
-
 def _assert_every_answer_bounded(outcomes: list[Outcome], faulted: float) -> None:
     """Every request answered 2xx (the limits are generous, the database up); every one still
     under way when Redis failed, or sent since, within the bound."""
     assert outcomes
     failed = [o for o in outcomes if not o.ok]
-    assert not failed, f"answers other than 2xx: {_summary(failed)}"
+    assert not failed, f"answers other than 2xx: {summary(failed)}"
     since = [o for o in outcomes if o.ended >= faulted]
     slow = [o for o in since if o.latency >= LATENCY_BOUND_S]
-    assert not slow, f"{len(slow)} answers past {LATENCY_BOUND_S} s: {_summary(slow)}"
+    assert not slow, f"{len(slow)} answers past {LATENCY_BOUND_S} s: {summary(slow)}"
 
 
 def _assert_outage_logged_once(server: LisanServer) -> None:
@@ -111,7 +98,9 @@ async def _under_fault(
     database = await postgres.new_database()
     env = serve_env(postgres.url(database), tmp_path / "objects", redis_server.url)
     async with lisan_serve(env, tmp_path / "serve.log") as server:
-        load = _load(server.base_url, await register_devices(server.base_url, CLIENTS))
+        load = load_with_ready_poller(
+            server.base_url, await register_devices(server.base_url, CLIENTS), OPERATIONS
+        )
         assert await _readiness(server.base_url) == (
             200,
             {"status": "ready", "database": "ok", "redis": "ok"},
@@ -136,7 +125,7 @@ async def _under_fault(
         outcomes = await load.join()
         assert server.process.returncode is None, "the server did not survive the outage"
     during = [o for o in outcomes if faulted <= o.started < ended]
-    assert len([o for o in during if o.op != "ready"]) >= CLIENTS, _summary(during)
+    assert len([o for o in during if o.op != "ready"]) >= CLIENTS, summary(during)
     _assert_outage_logged_once(server)
     return outcomes, faulted
 

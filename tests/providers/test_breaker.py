@@ -54,6 +54,16 @@ async def _transcribe(provider: OpenAIProvider) -> Any:
     return await provider.transcribe(PCM, Locale.EN_US, Expected([], None, []))
 
 
+async def _cancel_a_slow_call(provider: OpenAIProvider, fake_openai: FakeOpenAI) -> None:
+    """A call the client gives up on while the provider is still answering."""
+    fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=1.0))
+    call = asyncio.create_task(_transcribe(provider))
+    await asyncio.sleep(0.1)
+    call.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await call
+
+
 async def _fail(provider: OpenAIProvider, times: int) -> None:
     for _ in range(times):
         with pytest.raises(ProviderUnavailable):
@@ -178,12 +188,7 @@ async def test_a_cancelled_call_is_not_a_failure(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
     provider = make_provider(ProviderBreaker(None, threshold=1, ttl_s=30))
-    fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=1.0))
-    call = asyncio.create_task(_transcribe(provider))
-    await asyncio.sleep(0.1)
-    call.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await call
+    await _cancel_a_slow_call(provider, fake_openai)
 
     assert (await _transcribe(provider)).text == "open telegram"
 
@@ -315,12 +320,7 @@ async def test_a_cancelled_probe_leaves_the_circuit_half_open(
     """Issue 13: a cancelled call counted as a success, and so closed a half-open circuit."""
     provider = make_provider(ProviderBreaker(None, threshold=2, ttl_s=0.5))
     await _open_then_half_open(provider, fake_openai)
-    fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=1.0))
-    probe = asyncio.create_task(_transcribe(provider))
-    await asyncio.sleep(0.1)
-    probe.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await probe
+    await _cancel_a_slow_call(provider, fake_openai)
     # Still half-open: one failure re-opens it at once (closed, it would take two).
     fake_openai.transcriptions.then(Answer.error(503))
     await _fail(provider, 1)
