@@ -156,13 +156,10 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 class RequestEdge:
-    # create_app passes the configured ones.
-    body_timeouts = BodyTimeouts()
-
     def __init__(self, app: ASGIApp, *, body_timeouts: BodyTimeouts | None = None) -> None:
         self.app = app
-        if body_timeouts is not None:
-            self.body_timeouts = body_timeouts
+        # create_app passes the configured ones; the defaults are the settings' defaults.
+        self.body_timeouts = body_timeouts or BodyTimeouts()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -29,6 +29,7 @@ from purgatory.domain.model import OpenedState
 from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
 from redis.exceptions import RedisError
 
+from lisan.core.ratelimit import REDIS_RETRY_AFTER_S  # the same pause off a failed Redis
 from lisan.providers.base import (
     ProviderError,
     ProviderTimeout,
@@ -41,7 +42,6 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 REDIS_TIMEOUT_S = 1.0  # a slow Redis must not hold up a command for long
-REDIS_RETRY_AFTER_S = 30.0  # as the rate limiter: how long the breaker stays in memory
 _REDIS_DOWN = (RedisError, OSError, TimeoutError)
 
 
