@@ -154,10 +154,7 @@ async def audited(
         if permission not in call.admin.permissions:
             raise Forbidden(f"this credential lacks the permission {permission}")
         result, outcome = await operation()
-    except LisanError as exc:
-        await _record_failure(session, sessions, call, action, target, exc)
-        raise
-    except Exception as exc:
+    except Exception as exc:  # a LisanError is audited by its status, anything else as error
         await _record_failure(session, sessions, call, action, target, exc)
         raise
     # Same transaction as the change it records: both land or neither does.
