@@ -139,12 +139,8 @@ DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
 
 
 async def _database_busy(request: Request, exc: Exception) -> Response:
-    # Nothing about the database leaks to the client. One outage record per app (a process
-    # serves one app; tests make many).
-    state = request.app.state
-    outage: _Outage | None = getattr(state, "database_outage", None)
-    if outage is None:
-        outage = state.database_outage = _Outage()
+    # Nothing about the database leaks to the client.
+    outage: _Outage = request.app.state.database_outage
     outage.failed(type(exc).__name__)
     return error_response(ServiceUnavailable("the service is busy; try again shortly"))
 
@@ -157,6 +153,8 @@ async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
 def install_error_handlers(app: FastAPI) -> None:
     """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
     app.add_exception_handler(Exception, _unexpected_error)
+    # One outage record per app (a process serves one app; tests make many).
+    app.state.database_outage = _Outage()
     for unavailable in DATABASE_UNAVAILABLE:
         app.add_exception_handler(unavailable, _database_busy)
     app.add_exception_handler(LisanError, _lisan_error)
