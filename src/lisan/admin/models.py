@@ -4,10 +4,10 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import ForeignKey, Index, LargeBinary, String, Uuid, text
+from sqlalchemy import ForeignKey, Index, LargeBinary, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base
+from lisan.core.database import Base, unique_where
 from lisan.core.types import UtcDateTime
 
 
@@ -36,15 +36,7 @@ class AdminCredential(Base):
     name them."""
 
     __tablename__ = "admin_credentials"
-    __table_args__ = (
-        Index(
-            "uq_admin_credentials_live_name",
-            "name",
-            unique=True,
-            postgresql_where=text(LIVE_CREDENTIAL),
-            sqlite_where=text(LIVE_CREDENTIAL),
-        ),
-    )
+    __table_args__ = (unique_where("uq_admin_credentials_live_name", "name", LIVE_CREDENTIAL),)
 
     id: Mapped[uuid.UUID] = mapped_column(Uuid, primary_key=True, default=uuid.uuid4)
     name: Mapped[str] = mapped_column(String(64))

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any, Generic, TypeVar
 
-from sqlalchemy import MetaData, Table, event, text
+from sqlalchemy import Index, MetaData, Table, event, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
@@ -38,6 +38,13 @@ class Base(DeclarativeBase):
 
 
 T = TypeVar("T")
+
+
+def unique_where(name: str, column: str, condition: str) -> Index:
+    """A unique index over the rows that meet `condition` only (a partial index), spelt for
+    both supported databases."""
+    where = text(condition)
+    return Index(name, column, unique=True, postgresql_where=where, sqlite_where=where)
 
 
 def table_of(model: type[Base]) -> Table:

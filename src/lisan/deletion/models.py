@@ -4,10 +4,10 @@ import uuid
 from datetime import datetime
 from enum import StrEnum
 
-from sqlalchemy import CheckConstraint, Index, Integer, String, Uuid, text
+from sqlalchemy import CheckConstraint, Index, Integer, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base
+from lisan.core.database import Base, unique_where
 from lisan.core.types import UtcDateTime
 
 
@@ -34,13 +34,7 @@ class DeletionJob(Base):
             "status IN ('queued', 'running', 'retrying', 'completed', 'failed')", name="status"
         ),
         # At most one job in flight per user, enforced by the database itself.
-        Index(
-            "uq_deletion_jobs_user_in_flight",
-            "user_id",
-            unique=True,
-            postgresql_where=text(_IN_FLIGHT_SQL),
-            sqlite_where=text(_IN_FLIGHT_SQL),
-        ),
+        unique_where("uq_deletion_jobs_user_in_flight", "user_id", _IN_FLIGHT_SQL),
         Index("ix_deletion_jobs_status_run_after", "status", "run_after"),
     )
 
