@@ -7,7 +7,9 @@ rates, Amharic at two rates), converts it with sox to 16 kHz mono 16-bit PCM pad
 and runs each through what POST /v1/commands runs: the speech gate, the local transcriber and
 the confidence gate at LISAN_CONFIDENCE_THRESHOLD's default, the local planner, and the safety
 rules. Then the same on the real voices of ../shared/speech/ (words that are no command, and
-background noise). Reports correct plans, exact transcripts, out-of-grammar speech REPROMPTed,
+background noise), and, given `--amharic-speech DIR`, real Amharic read speech (16 kHz WAV files,
+e.g. ALFFA train-split clips; none is shipped) that is no command. `--language` runs one
+language only. Reports correct plans, exact transcripts, out-of-grammar speech REPROMPTed,
 in-grammar commands wrongly refused, no_speech on silence and noise, and CPU per command.
 
 `--calibrate` also fits the confidence model (`lisan.providers.local.confidence`) on what the
@@ -23,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+import wave
 import zlib
 from collections import Counter
 from collections.abc import Iterable
@@ -38,6 +41,7 @@ from bench.offline_cases import (
     ENGLISH,
     GRANTED,
     OUT_OF_GRAMMAR_AMHARIC,
+    OUT_OF_GRAMMAR_AMHARIC_HELD_OUT,
     OUT_OF_GRAMMAR_ENGLISH,
     SCREENS,
     VOCABULARY,
@@ -47,14 +51,14 @@ from bench.offline_cases import (
 from lisan import say
 from lisan.commands.audio import has_speech, is_loud
 from lisan.commands.safety import PlanRejected, validate_plan
-from lisan.commands.viewtree import ViewTree
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local import planner
 from lisan.providers.local.confidence import Evidence
+from lisan.providers.local.pool import hear_in_worker
 from lisan.providers.local.provider import request_for, transcript_of
-from lisan.providers.local.recognizer import hear_in_worker
-from lisan.users.models import Locale
+from lisan.screen.viewtree import ViewTree
 
 SAMPLE_RATE = 16_000
 SECONDS = 2.0
@@ -164,7 +168,7 @@ def run_one(
     """What the command route would answer, and the CPU it took."""
     screen = SCREENS[screen_key]
     granted = screen.package in GRANTED
-    seen = Screen(screen.package, screen.tree) if granted else None
+    seen = Screen(screen.package, screen.tree, granted=granted)  # the offline provider sees it
     started = time.process_time()
 
     evidence: Evidence | None = None
@@ -205,7 +209,9 @@ def _words(text: str) -> str:
     return " ".join(text.lower().replace("-", " ").split())
 
 
-def bench(quick: bool, shared: bool) -> Report:
+def bench(
+    quick: bool, shared: bool, languages: set[str] | None = None, amharic_speech: Path | None = None
+) -> Report:
     settings = Settings()
     report = Report()
     threshold = settings.confidence_threshold
@@ -213,6 +219,7 @@ def bench(quick: bool, shared: bool) -> Report:
         ("en-US", Locale.EN_US, ENGLISH, ENGLISH_VOICES[:2] if quick else ENGLISH_VOICES),
         ("am-ET", Locale.AM_ET, AMHARIC, AMHARIC_VOICES[:1] if quick else AMHARIC_VOICES),
     ]
+    plans = [plan for plan in plans if languages is None or plan[0] in languages]
     for language, locale, cases, voices in plans:
         for case in cases:
             for voice, rate in voices:
@@ -222,7 +229,7 @@ def bench(quick: bool, shared: bool) -> Report:
                 correct = planned and tuple(got.steps) == case.steps
                 report.outcomes.append(_outcome("command", language, case.said, voice, rate, got,
                                                 correct))  # fmt: skip
-    for sentence in DICTATION_ENGLISH:
+    for sentence in DICTATION_ENGLISH if languages is None or "en-US" in languages else ():
         typed = (("TEXT_INPUT", "n3"),) + ((("TAP", "n4"),) if sentence.startswith("send") else ())
         for voice, rate in plans[0][3]:
             got = run_one(speak(sentence, voice, rate), Locale.EN_US, "chat", threshold)
@@ -230,35 +237,61 @@ def bench(quick: bool, shared: bool) -> Report:
             report.outcomes.append(
                 _outcome("dictation", "en-US", sentence, voice, rate, got, right)
             )
-    for sentence in DICTATION_AMHARIC:
-        for voice, rate in plans[1][3]:
+    for sentence in DICTATION_AMHARIC if languages is None or "am-ET" in languages else ():
+        for voice, rate in AMHARIC_VOICES[:1] if quick else AMHARIC_VOICES:
             got = run_one(speak(sentence, voice, rate), Locale.AM_ET, "chat_am", threshold)
             declined = (got.status, got.reason) == ("REJECTED", "dictation_unsupported")
             report.outcomes.append(
                 _outcome("dictation", "am-ET", sentence, voice, rate, got, declined)
             )
+    voiced = {language: voices for language, _, _, voices in plans}
     out_of_grammar = [
-        ("en-US", Locale.EN_US, OUT_OF_GRAMMAR_ENGLISH, plans[0][3]),
-        ("am-ET", Locale.AM_ET, OUT_OF_GRAMMAR_AMHARIC, plans[1][3]),
+        ("out_of_grammar", "en-US", Locale.EN_US, OUT_OF_GRAMMAR_ENGLISH),
+        ("out_of_grammar", "am-ET", Locale.AM_ET, OUT_OF_GRAMMAR_AMHARIC),
+        ("held_out", "am-ET", Locale.AM_ET, OUT_OF_GRAMMAR_AMHARIC_HELD_OUT),
     ]
-    for language, locale, sentences, voices in out_of_grammar:
+    for kind, language, locale, sentences in out_of_grammar:
+        voices = voiced.get(language, [])
         screens = ["chat", "settings"] if locale is Locale.EN_US else ["chat_am", "settings_am"]
         for index, sentence in enumerate(sentences):
             for voice, rate in voices:
                 pcm = speak(sentence, voice, rate)
                 got = run_one(pcm, locale, screens[index % 2], threshold)
-                report.outcomes.append(
-                    _outcome("out_of_grammar", language, sentence, voice, rate, got, False)
-                )
+                report.outcomes.append(_outcome(kind, language, sentence, voice, rate, got, False))
     for name, pcm in noises():
         for language, locale in (("en-US", Locale.EN_US), ("am-ET", Locale.AM_ET)):
+            if language not in voiced:
+                continue
             screen = "chat" if locale is Locale.EN_US else "chat_am"
             got = run_one(pcm, locale, screen, threshold)
             outcome = _outcome("silence", language, name, "-", 0, got, False)
             report.outcomes.append(replace(outcome, loud=is_loud(pcm)))
-    if shared and SHARED_SPEECH.is_dir():
+    if shared and SHARED_SPEECH.is_dir() and "en-US" in voiced:
         _shared_speech(report, threshold)
+    if amharic_speech is not None:
+        _amharic_speech(report, threshold, amharic_speech)
     return report
+
+
+def _amharic_speech(report: Report, threshold: float, folder: Path) -> None:
+    """Real Amharic read speech that is no command: every 16 kHz mono WAV in `folder`, whole (up
+    to the route's 15 s), on the two Amharic screens in turn. ALFFA's names hold the speaker
+    (tr_<n>_<speaker><utterance>: tr097 of tr_10000_tr097082)."""
+    clips = sorted(folder.glob("*.wav"))
+    if not clips:
+        print(f"no Amharic speech: {folder} holds no .wav files", file=sys.stderr)
+        return
+    for index, clip in enumerate(clips):
+        with wave.open(str(clip)) as recording:
+            if (recording.getframerate(), recording.getnchannels()) != (SAMPLE_RATE, 1):
+                continue
+            pcm = recording.readframes(recording.getnframes())
+        if len(pcm) > 15 * SAMPLE_RATE * 2:
+            continue
+        screen = ("chat_am", "settings_am")[index % 2]
+        got = run_one(pcm, Locale.AM_ET, screen, threshold)
+        speaker = clip.stem.rsplit("_", 1)[-1][:5]
+        report.outcomes.append(_outcome("real_amharic", "am-ET", clip.stem, speaker, 0, got, False))
 
 
 def _shared_speech(report: Report, threshold: float) -> None:
@@ -320,6 +353,18 @@ def summary(report: Report) -> dict[str, object]:
         "median": round(statistics.median(cpu), 1),
         "p95": round(float(np.percentile(cpu, 95)), 1),
     }
+    for kind in ("out_of_grammar", "held_out", "real_amharic"):
+        spoken = [o for o in report.outcomes if o.kind == kind and o.language == "am-ET"]
+        if spoken:
+            lines[f"am-ET_{kind}"] = {
+                "refused": _pct(
+                    sum(o.status in {"REPROMPT", "REJECTED"} for o in spoken), len(spoken)
+                ),
+                "accepted": _pct(sum(o.status == "ACCEPTED" for o in spoken), len(spoken)),
+                "confirmation_required": _pct(
+                    sum(o.status == "CONFIRMATION_REQUIRED" for o in spoken), len(spoken)
+                ),
+            }
     words = [o for o in report.outcomes if o.kind == "real_word"]
     background = [o for o in report.outcomes if o.kind == "real_background"]
     if words:
@@ -352,6 +397,8 @@ def calibrate(report: Report) -> dict[str, object]:
         chosen = [o for o in report.outcomes if o.language == language]
         commands = [o for o in chosen if o.kind == "command"]
         oog = [o for o in chosen if o.kind == "out_of_grammar"]
+        if not commands:  # --language ran the other one only
+            continue
         held_out: dict[int, float] = {}
         for fold in (0, 1):
             train = [o for o in commands + oog if o.features and _fold(o.said) != fold]
@@ -416,8 +463,14 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every outcome here")
     parser.add_argument("--failures", action="store_true", help="list every wrong outcome")
     parser.add_argument("--calibrate", action="store_true", help="fit the confidence model")
+    parser.add_argument("--language", choices=["en-US", "am-ET"], help="one language only")
+    parser.add_argument("--amharic-speech", type=Path, help="real Amharic WAVs (no commands)")
     args = parser.parse_args()
-    report = bench(args.quick, not args.no_shared)
+    if args.amharic_speech is not None and not args.amharic_speech.is_dir():
+        print(f"no Amharic speech: {args.amharic_speech} is absent", file=sys.stderr)
+        args.amharic_speech = None
+    languages = {args.language} if args.language else None
+    report = bench(args.quick, not args.no_shared, languages, args.amharic_speech)
     print(json.dumps(summary(report), indent=2, ensure_ascii=False))
     if args.calibrate:
         print(json.dumps({"calibration": calibrate(report)}, indent=2, ensure_ascii=False))
@@ -425,7 +478,8 @@ def main() -> None:
         for o in report.outcomes:
             wrong = (
                 (o.kind == "command" and not o.correct)
-                or (o.kind == "out_of_grammar" and o.status != "REPROMPT")
+                or (o.kind in {"out_of_grammar", "held_out"} and o.status != "REPROMPT")
+                or (o.kind == "real_amharic" and o.status not in {"REPROMPT", "REJECTED"})
                 or (o.kind in {"silence", "real_background"} and o.reason != "no_speech")
                 or (o.kind == "real_word" and o.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"})
             )

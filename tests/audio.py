@@ -8,9 +8,9 @@ from functools import cache
 
 import numpy as np
 
-from lisan.providers.wav import SAMPLE_RATE
+from lisan.core.locale import Locale
+from lisan.core.wav import SAMPLE_RATE
 from lisan.say import VOICES, speak
-from lisan.users.models import Locale
 
 
 @cache

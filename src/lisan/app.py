@@ -76,7 +76,9 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
             resources.background.add(task)
             task.add_done_callback(resources.background.discard)
         if settings.run_worker:  # deletion jobs and purges, in this process too
-            worker = Worker(settings, resources.sessions).run_forever()
+            worker = Worker(
+                settings, resources.sessions, read_sessions=resources.read_sessions
+            ).run_forever()
             worker_task = asyncio.create_task(worker)
             resources.background.add(worker_task)
             worker_task.add_done_callback(resources.background.discard)

@@ -20,8 +20,8 @@ from typing import Any
 import httpx
 
 from lisan.commands.audio import BYTES_PER_MS
-from lisan.providers.wav import SAMPLE_RATE
-from lisan.users.models import Locale
+from lisan.core.locale import Locale
+from lisan.core.wav import SAMPLE_RATE
 
 VOICES = {Locale.EN_US: "en-us", Locale.AM_ET: "am"}
 DEVICE_FILE = Path("var") / "say-device.json"
@@ -43,14 +43,14 @@ class SayError(Exception):
     """Why the command could not be sent; one line, for the terminal."""
 
 
-def speak(text: str, voice: str, rate: int = 175) -> bytes:
-    """`text` spoken by espeak-ng's `voice` at `rate` words a minute (175 is its own default),
-    as 16 kHz mono 16-bit little-endian PCM."""
+def speak(text: str, voice: str, rate: int = 175, pitch: int = 50) -> bytes:
+    """`text` spoken by espeak-ng's `voice` at `rate` words a minute and `pitch` (0 to 99;
+    175 and 50 are its own defaults), as 16 kHz mono 16-bit little-endian PCM."""
     for tool in ("espeak-ng", "sox"):
         if shutil.which(tool) is None:
             raise SayError(f"{tool} is not installed (make system-deps installs it)")
     wav = subprocess.run(  # noqa: S603 (fixed programs; the text is an argument, not a shell)
-        ["espeak-ng", "-v", voice, "-s", str(rate), "--stdout", text],  # noqa: S607
+        ["espeak-ng", "-v", voice, "-s", str(rate), "-p", str(pitch), "--stdout", text],  # noqa: S607
         capture_output=True,
         check=True,
         timeout=TIMEOUT_S,

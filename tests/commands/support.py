@@ -22,7 +22,7 @@ from tests.fakes.openai_server import FakeOpenAI
 TELEGRAM = "org.telegram.messenger"
 GMAIL = "com.google.android.gm"
 VIEW_TREE = """[n1] FrameLayout
-  [n2] TextView "Chats"
+  [n2] TextView "Chats" {clickable}
   [n3] EditText "Message" {editable}
   [n4] Button "Send" {clickable}
   [n5] RecyclerView {scrollable}

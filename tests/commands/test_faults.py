@@ -1,19 +1,24 @@
 """Provider trouble through the route: too slow is 504, failing or unreachable is 503 with
 Retry-After (the provider's own when it sent one), an answer the service cannot read is 502,
-and after five failures in a row the circuit opens: 503 at once, without a request. No error
+and after five failures in a row the circuit opens: 503 at once, without a request. A failed
+command's event records the status the client was answered (a database wait run out: 503). No error
 body and no log record carries the provider's body, the API key, the transcript or the user's
 vocabulary."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Callable
 
 import httpx
 import pytest
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from lisan.commands import validation
+from lisan.core.http import answered_status
 from lisan.core.settings import Settings
 from tests.commands.route_support import (
     API_KEY,
@@ -186,6 +191,34 @@ async def test_a_failed_command_is_recorded_as_an_error_without_a_bill(
     assert {"transcribe", "total"} <= set(event.server_timings)
     rows = await command_rows(admin_engine)
     assert (rows["billed_commands"], rows["idempotency_records"]) == (0, 0)
+
+
+async def test_a_command_whose_database_wait_runs_out_is_recorded_as_the_503_it_answered(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    admin_engine: AsyncEngine,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Under load a command waited past the pool's bound where it records its answer: the client
+    got 503 (the database handler's answer) and its event said ERROR_500."""
+
+    async def pool_exhausted(*_args: object) -> None:
+        raise PoolTimeout("QueuePool limit of size 5 overflow 0 reached")
+
+    monkeypatch.setattr(validation, "validate", pool_exhausted)
+    response = await one_command(settings_factory, fake_openai)
+    assert_error(response, 503)
+    (event,) = await command_events(admin_engine)
+    assert event.status == "ERROR_503"
+    rows = await command_rows(admin_engine)
+    assert (rows["billed_commands"], rows["idempotency_records"]) == (0, 0)
+
+
+def test_a_failed_command_is_recorded_with_the_status_it_was_answered() -> None:
+    """A client gone before the answer got none: its event says 499, not a server error."""
+    assert answered_status(asyncio.CancelledError()) == 499
+    assert answered_status(PoolTimeout("pool")) == 503
+    assert answered_status(RuntimeError("bug")) == 500
 
 
 # --- nothing secret in an error body or a log record ----------------------------------------

@@ -22,7 +22,7 @@ BANK_SCREEN = """[n1] FrameLayout
   [n5] Button "Transfer" {clickable}
   [n6] Button "Statements" {clickable}"""
 CHAT_SCREEN = """[n1] FrameLayout
-  [n2] TextView "Chats"
+  [n2] TextView "Chats" {clickable}
   [n3] EditText "Message" {editable}
   [n4] Button "Send" {clickable}
   [n5] LinearLayout {clickable}
@@ -297,7 +297,9 @@ DESTRUCTIVE_LABELS = {
     "a Cyrillic e in Delete": '[t] Button "D\u0435lete" {clickable}',
     "a combining grapheme joiner": '[t] Button "Del\u034fete" {clickable}',
     "a zero-width joiner": '[t] Button "Pa\u200dy" {clickable}',
-    "fullwidth letters": '[t] Button "\uff34\uff52\uff41\uff4e\uff53\uff46\uff45\uff52"',
+    "fullwidth letters": (
+        '[t] Button "\uff34\uff52\uff41\uff4e\uff53\uff46\uff45\uff52" {clickable}'
+    ),
     "a Cyrillic capital in a shout": '[t] Button "DEL\u0415\u0422E" {clickable}',
     "an accent": '[t] Button "D\u00e9l\u00e8te" {clickable}',
     "a homophone Amharic spelling": '[t] Button "\u1220\u122d\u12dd" {clickable}',

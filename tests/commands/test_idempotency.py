@@ -16,7 +16,7 @@ from datetime import timedelta
 import httpx
 import pytest
 from sqlalchemy import insert
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
 from lisan.commands import idempotency, service
@@ -325,27 +325,20 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     engine = app.fastapi.state.resources.write_engine
     key, digest = uuid.uuid4(), idempotency.body_hash(b"command")
 
-    async def claim(lease_s: float) -> idempotency.Replay | idempotency.Owned[None]:
-        return await idempotency.claim(
-            engine, device.user_id, key, digest, wait_s=1.0, lease_s=lease_s, then=_read_nothing
-        )
+    async def claim(owner: uuid.UUID, lease_s: float) -> idempotency.Replay | idempotency.Claim:
+        async with transaction(engine) as connection:
+            return await idempotency.try_claim(
+                connection, device.user_id, key, digest, lease_s, owner
+            )
 
-    slow = await claim(lease_s=0.05)
+    slow, taker = uuid.uuid4(), uuid.uuid4()
+    assert await claim(slow, lease_s=0.05) is idempotency.OWNED
     await asyncio.sleep(0.1)  # past its lease: the next claim takes the key over
-    taker = await claim(lease_s=30.0)
-    assert isinstance(slow, idempotency.Owned)
-    assert isinstance(taker, idempotency.Owned)
-    assert slow.owner != taker.owner
+    assert await claim(taker, lease_s=30.0) is idempotency.OWNED
     async with transaction(engine) as connection:
-        stale = await idempotency.finish(connection, device.user_id, key, slow.owner, 200, b"stale")
-        await idempotency.release(connection, device.user_id, key, slow.owner)
+        stale = await idempotency.finish(connection, device.user_id, key, slow, 200, b"stale")
+        await idempotency.release(connection, device.user_id, key, slow)
     async with transaction(engine) as connection:
-        fresh = await idempotency.finish(
-            connection, device.user_id, key, taker.owner, 200, b"fresh"
-        )
+        fresh = await idempotency.finish(connection, device.user_id, key, taker, 200, b"fresh")
     assert (stale, fresh) == (False, True)
-    assert await claim(lease_s=30.0) == idempotency.Replay(200, b"fresh")
-
-
-async def _read_nothing(_connection: AsyncConnection) -> None:
-    return None
+    assert await claim(uuid.uuid4(), lease_s=30.0) == idempotency.Replay(200, b"fresh")

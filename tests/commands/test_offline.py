@@ -157,13 +157,21 @@ async def test_a_name_is_heard_only_once_it_is_a_vocabulary_term(
     assert (after["status"], after.get("reprompt_reason")) == ("REJECTED", "target_not_on_screen")
 
 
-async def test_a_command_on_an_ungranted_screen_is_refused(offline: httpx.AsyncClient) -> None:
+@pytest.mark.parametrize(
+    ("text", "language", "tree"),
+    [("tap send", "en-US", CHAT), ("send it", "en-US", CHAT), ("ላክ", "am-ET", CHAT_AM)],
+    ids=["tap-send", "send-it", "send-am"],
+)
+async def test_a_command_on_an_ungranted_screen_is_answered_app_not_granted(
+    offline: httpx.AsyncClient, text: str, language: str, tree: str
+) -> None:
+    """The offline provider hears the command against the screen's labels (they never leave
+    the machine) and says the app is not allowed, rather than ask the user to repeat a command
+    it could not have heard: the phone can then tell the user what to do."""
     device = await ready(offline)  # Telegram granted; the bank is not
-    answer = await say(offline, device, "send it", package=BANK, tree=CHAT)
-    assert answer["status"] in {"REJECTED", "REPROMPT"}
+    answer = await say(offline, device, text, language=language, package=BANK, tree=tree)
+    assert (answer["status"], answer.get("reprompt_reason")) == ("REJECTED", "app_not_granted")
     assert "action_plan" not in answer
-    if answer["status"] == "REJECTED":
-        assert answer["reprompt_reason"] == "app_not_granted"
 
 
 async def test_english_dictation_is_read_back_before_anything_is_typed(
@@ -193,3 +201,55 @@ async def test_amharic_dictation_is_declined_with_its_reason(offline: httpx.Asyn
     answer = await say(offline, device, "ሰላም ጻፍ", language="am-ET", tree=CHAT_AM)
     assert (answer["status"], answer["reprompt_reason"]) == ("REJECTED", "dictation_unsupported")
     assert "action_plan" not in answer
+
+
+# The offline planner matches words, not letters: a fixed verb's word ("send", ሰርዝ) or a named
+# label taps a node only when it is a whole word of the node's label; a label that merely looks
+# like it ("Unsend", "Sent", "Delegate") is asked about, never tapped at once.
+UNSEND = """[n1] FrameLayout
+  [n2] TextView "Messages"
+  [n3] Button "Unsend" {clickable}"""
+SENT = """[n1] FrameLayout
+  [n2] Button "Send" {clickable disabled}
+  [n3] Button "Sent" {clickable}"""
+DELEGATE = """[n1] FrameLayout
+  [n2] TextView "ውይይቶች"
+  [n3] Button "Delegate" {clickable}"""
+ARCHIVE = """[n1] FrameLayout
+  [n2] Button "Unarchive" {clickable}
+  [n3] Button "Archive" {clickable}"""
+SOUND_AM = """[n1] FrameLayout
+  [n2] TextView "ድምጽ ማጉያ" {clickable}
+  [n3] TextView "ድምጽ" {clickable}"""
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "tree", "shown"),
+    [
+        ("send it", "en-US", UNSEND, "Unsend"),
+        ("send it", "en-US", SENT, "Sent"),
+        ("tap send", "en-US", SENT, "Sent"),  # the only "Send" is disabled
+        ("ሰርዝ", "am-ET", DELEGATE, "Delegate"),
+    ],
+    ids=["send-unsend", "send-sent", "tap_send-sent", "delete-delegate"],
+)
+async def test_a_label_that_only_looks_like_the_word_said_is_asked_never_tapped(
+    offline: httpx.AsyncClient, text: str, language: str, tree: str, shown: str
+) -> None:
+    device = await ready(offline)
+    answer = await say(offline, device, text, language=language, tree=tree)
+    assert (answer["status"], steps(answer)) == ("CONFIRMATION_REQUIRED", [("TAP", "n3")])
+    assert shown in answer["speech_response_text"]  # the question names what it would tap
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "tree"),
+    [("tap archive", "en-US", ARCHIVE), ("ድምጽ ንካ", "am-ET", SOUND_AM)],
+    ids=["archive", "sound-am"],
+)
+async def test_an_exact_label_is_still_tapped_at_once(
+    offline: httpx.AsyncClient, text: str, language: str, tree: str
+) -> None:
+    device = await ready(offline)
+    answer = await say(offline, device, text, language=language, tree=tree)
+    assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n3")])

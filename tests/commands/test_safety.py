@@ -11,21 +11,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lisan.commands.safety import (
-    ACTION_TYPES,
+from lisan.commands.destructive import (
     DESTRUCTIVE_AMHARIC,
     DESTRUCTIVE_ENGLISH,
+    is_generic_answer,
+    is_message,
+    reads_destructive,
+)
+from lisan.commands.safety import (
     MAX_STEPS,
     PlanRejected,
     SafePlan,
     SafeStep,
-    is_package_name,
-    names_package,
-    reads_destructive,
     required_packages,
     validate_plan,
 )
-from lisan.commands.viewtree import ViewTree
+from lisan.screen.actions import ACTION_TYPES
+from lisan.screen.packages import is_package_name, names_package
+from lisan.screen.viewtree import TAKES_CLICKS, ViewTree
 
 APP = "com.example.chat"
 OTHER_APP = "org.telegram.messenger"
@@ -34,7 +37,7 @@ GRANTED = frozenset({APP, OTHER_APP})
 NODES = ViewTree(
     """\
 [n1] FrameLayout
-  [n2] TextView "Chats"
+  [n2] TextView "Chats" {clickable}
   [n3] EditText "Message" {editable}
   [n4] Button "Send" {clickable}
   [n5] RecyclerView {scrollable}
@@ -54,6 +57,8 @@ REASONS = {
     "target_disabled",
     "app_mismatch",
     "stale_target",
+    "target_not_clickable",
+    "app_in_front_unknown",
 }
 
 Json = Any
@@ -120,7 +125,7 @@ def test_a_valid_plan_becomes_a_safe_plan() -> None:
             SafeStep("SCROLL", "n5", None, False),
             SafeStep("TAP", "n6", None, False),
             SafeStep("BACK", None, None, False),
-            SafeStep("HOME", "n2", None, False),
+            SafeStep("HOME", None, None, False),  # HOME defines no target: dropped
             SafeStep("OPEN_APP", None, "Chat", False),
         ),
         planner_asked_confirmation=False,
@@ -525,7 +530,7 @@ def test_open_app_by_a_name_that_is_not_the_packages_needs_confirmation(
             "app_not_granted",
         ),
         (
-            plan(step(action_type="HOME", target_node_id="n2"), package_name=UNGRANTED),
+            plan(step(action_type="BACK", target_node_id="n2"), package_name=UNGRANTED),
             UNGRANTED,
             "app_not_granted",
         ),
@@ -603,7 +608,9 @@ def test_a_duplicated_id_is_an_unknown_target() -> None:
 
 
 def test_a_destructive_child_makes_its_clickable_parent_destructive() -> None:
-    tree = ViewTree('[r] LinearLayout {clickable}\n  [c] TextView "Delete account"\n[o] View')
+    tree = ViewTree(
+        '[r] LinearLayout {clickable}\n  [c] TextView "Delete account"\n[o] View {clickable}'
+    )
     assert validated(plan(step(target_node_id="r")), tree=tree).steps[0].is_destructive
     assert not validated(plan(step(target_node_id="o")), tree=tree).steps[0].is_destructive
 
@@ -779,8 +786,20 @@ SCREENS = [
     ViewTree('[n9] TextView "Cancel"\n[n1] View\n  [n9] Button "Delete everything" {clickable}'),
     ViewTree('[n2] Button "Chats" {clickable, disabled}\n[n3] EditText "Message" {editable}'),
     ViewTree(""),
+    # A dialog whose buttons say only "OK" and "Cancel": the message says what OK does.
+    ViewTree(
+        "[n1] FrameLayout\n  [n2] LinearLayout\n    [n3] TextView \"Remove 12 photos? This can't "
+        'be undone."\n    [n4] LinearLayout\n      [n5] Button "Cancel" {clickable}\n'
+        '      [n6] Button "OK" {clickable}\n  [n7] TextView "Photos"\n  [n8] TextView "Albums"\n'
+        '  [n9] TextView "Shared"\n  [n10] TextView "Settings"\n  [n11] TextView "Help"'
+    ),
+    # An icon with no label inside a clickable row: the click lands on the row.
+    ViewTree(
+        "[n1] RecyclerView {scrollable}\n  [n2] LinearLayout {clickable}\n    [n3] ImageView\n"
+        '    [n4] TextView desc="btn_remove_item"\n  [n9] EditText "Search" {editable}'
+    ),
 ]
-NODE_IDS = sorted({"n1", "n2", "n3", "n4", "n9", *NODES})
+NODE_IDS = sorted({"n1", "n2", "n3", "n4", "n6", "n9", *NODES})
 SCREEN_APPS = [APP, OTHER_APP, UNGRANTED, ""]
 
 
@@ -846,7 +865,7 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
     assert safe.package_name in granted or (only_home and safe.package_name == current)
     assert 1 <= len(safe.steps) <= MAX_STEPS
     assert isinstance(safe.planner_asked_confirmation, bool)
-    left_the_screen = False
+    left_the_screen = app_unknown = False
     for raw_step, safe_step in zip(raw["steps"], safe.steps, strict=True):
         assert safe_step.action_type in ACTION_TYPES
         assert isinstance(safe_step.is_destructive, bool)
@@ -869,9 +888,50 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
                 assert safe_step.is_destructive  # so never unconfirmed
             if safe_step.action_type in {"TAP", "TEXT_INPUT"}:
                 assert "disabled" not in node.flags
+            if safe_step.action_type == "TAP":
+                _assert_a_tap_reads_what_it_clicks(safe_step, tree)
         elif safe_step.action_type not in {"HOME", "OPEN_APP"}:
             assert left_the_screen or current == safe.package_name
+            if safe_step.action_type in {"TEXT_INPUT", "SCROLL"}:
+                assert not app_unknown  # nothing typed or scrolled blind
+        if safe_step.action_type not in {"TAP", "TEXT_INPUT", "SCROLL"}:
+            assert safe_step.target_node_id is None  # only what the action type defines
+        if safe_step.action_type not in {"TEXT_INPUT", "OPEN_APP", "SCROLL"}:
+            assert safe_step.payload is None
         left_the_screen = left_the_screen or safe_step.action_type in {"HOME", "OPEN_APP"}
+        if safe_step.action_type in {"HOME", "OPEN_APP"}:
+            app_unknown = False
+        elif safe_step.action_type == "BACK" or (
+            safe_step.action_type == "TAP"
+            and (  # a TAP may follow a link unless it focuses a text field
+                safe_step.target_node_id is None
+                or "editable" not in tree[safe_step.target_node_id].flags
+            )
+        ):
+            app_unknown = True
+
+
+def _assert_a_tap_reads_what_it_clicks(tap: SafeStep, tree: ViewTree) -> None:
+    """The node that receives the click (the target or its nearest clickable ancestor) exists,
+    is enabled, and when its subtree, or the container of a generic answer in it, reads
+    destructive, the step asks first."""
+    target = tree.branch(str(tap.target_node_id))
+    assert target is not None
+    clicked = next(
+        (b for b in (target, *tree.ancestors(target)) if b.node and b.node.flags & TAKES_CLICKS),
+        None,
+    )
+    assert clicked is not None
+    assert clicked.node is not None
+    assert "disabled" not in clicked.node.flags
+    subtree = tree.texts(clicked)
+    if any(reads_destructive(text) for text in subtree):
+        assert tap.is_destructive
+    if any(is_generic_answer(text) for text in subtree):
+        containers = [b for b in tree.ancestors(clicked) if any(map(is_message, tree.texts(b)))]
+        container = tree.texts(containers[0]) if containers else tree.all_texts()
+        if any(reads_destructive(text) for text in container):
+            assert tap.is_destructive
 
 
 @settings(max_examples=300, deadline=None)

@@ -9,17 +9,18 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.safety import ACTION_TYPES, SafePlan, SafeStep
+from lisan.commands.safety import SafePlan, SafeStep
 from lisan.commands.speech import (
     MAX_QUOTED_CHARS,
     confirmation_text,
     plan_confirmation_text,
     quotable,
 )
-from lisan.commands.viewtree import parse_view_tree
+from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
-from lisan.users.models import Locale
+from lisan.screen.actions import ACTION_TYPES
+from lisan.screen.viewtree import parse_view_tree
 
 APP = "com.example.chat"
 NODES = parse_view_tree(

@@ -87,8 +87,6 @@ BAD_BODIES: dict[str, Edit] = {
     "no screen_context": lambda body: body.pop("screen_context"),
     "no current_package": _drop_screen("current_package"),
     "no view_tree_summary": _drop_screen("view_tree_summary"),
-    "an extra top-level property": lambda body: body.update(user_id=str(uuid.uuid4())),
-    "an extra screen_context property": _screen(focused_node="n3"),
     "duration_ms as a string": lambda body: body.update(duration_ms="2000"),
     "duration_ms as a fraction": lambda body: body.update(duration_ms=2000.5),
     "duration_ms as a boolean": lambda body: body.update(duration_ms=True),

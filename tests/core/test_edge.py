@@ -29,12 +29,13 @@ from lisan.core.edge import (
     Send,
 )
 from lisan.core.errors import Conflict
-from lisan.core.schemas import RequestModel, parse_json_body
+from lisan.core.http import OUTAGE, OVERLOADED
+from lisan.core.schemas import StrictModel, parse_json_body
 from lisan.core.settings import Settings
 from tests.conftest import client_for
 
 
-class EchoBody(RequestModel):
+class EchoBody(StrictModel):
     name: str
     count: int
 
@@ -62,6 +63,10 @@ def _test_router() -> APIRouter:
     @router.get("/test/no-connection")
     async def no_connection() -> None:
         raise PoolTimeout("QueuePool limit of size 1 overflow 0 reached, connection timed out")
+
+    @router.get("/test/refused")
+    async def refused() -> None:
+        raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
 
     @router.get("/test/conflict")
     async def conflict() -> None:
@@ -161,10 +166,33 @@ async def test_a_busy_database_is_a_503_to_retry_not_a_500(
 ) -> None:
     response = await edge_client.get(path)
     assert response.status_code == 503
-    assert response.json() == {"error": "the service is busy; try again shortly"}
+    assert response.json() == {"error": OVERLOADED}
     assert int(response.headers["retry-after"]) >= 1
     assert "UPDATE" not in response.text
     assert "QueuePool" not in response.text
+
+
+async def test_a_process_out_of_connections_is_overloaded_not_a_database_outage(
+    edge_client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Under a load that saturates the process, pool waits ran out while PostgreSQL was idle,
+    and the log said "database unavailable": the operator was sent to the wrong place."""
+    with caplog.at_level(logging.WARNING, logger="lisan.error"):
+        answers = [await edge_client.get("/test/no-connection") for _ in range(5)]
+    assert {a.json()["error"] for a in answers} == {OVERLOADED}
+    messages = [record.getMessage() for record in caplog.records]
+    assert messages == ["service overloaded: no database connection free in time"]
+
+
+async def test_a_pool_wait_during_an_outage_is_part_of_the_outage(
+    edge_client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="lisan.error"):
+        refused = await edge_client.get("/test/refused")
+        waited = await edge_client.get("/test/no-connection")
+    assert (refused.status_code, waited.status_code) == (503, 503)
+    assert refused.json()["error"] == waited.json()["error"] == OUTAGE
+    assert [record.getMessage() for record in caplog.records] == ["database unavailable"]
 
 
 async def test_lisan_errors_keep_their_headers(edge_client: httpx.AsyncClient) -> None:
@@ -279,6 +307,8 @@ async def test_a_declared_oversize_body_is_refused_before_reading() -> None:
     await RequestEdge(_body_length_app)(scope, receive, send)
     assert reads == 0
     assert sent[0]["status"] == 413
+    # The body that may follow is not a next request: the connection closes after the answer.
+    assert (b"connection", b"close") in sent[0]["headers"]
 
 
 async def test_the_edge_stops_reading_once_over_the_limit() -> None:
@@ -298,6 +328,7 @@ async def test_the_edge_stops_reading_once_over_the_limit() -> None:
     scope = {"type": "http", "method": "POST", "path": "/v1/vocabulary", "headers": []}
     await RequestEdge(_body_length_app)(scope, receive, send)
     assert sent[0]["status"] == 413
+    assert (b"connection", b"close") in sent[0]["headers"]
     assert reads == JSON_BODY_LIMIT // 1024 + 1
 
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from lisan.core.errors import BadRequest
-from lisan.core.schemas import RequestModel, parse_json_body
+from lisan.core.schemas import StrictModel, parse_json_body
 
 
-class Inner(RequestModel):
+class Inner(StrictModel):
     count: int
 
 
-class Body(RequestModel):
+class Body(StrictModel):
     count: int
     ratio: float
     counts: dict[str, int]

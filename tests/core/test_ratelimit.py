@@ -90,6 +90,37 @@ async def test_when_redis_dies_limits_fall_back_to_memory_and_log_once(
     assert elapsed < 2.0, "after the first failure, requests do not wait on the dead Redis"
 
 
+async def test_an_answer_sent_before_the_outage_does_not_end_it(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Under load, a call Redis answered just before it died can return after a later call saw
+    it fail. Taking that late answer for a recovery sent every request back to the dead Redis
+    and logged the outage again (found by the fault test under load)."""
+    limiter = RateLimiter("redis://127.0.0.1:6379/15")
+    late_answer = asyncio.Event()
+    real_check = RateLimiter._check
+
+    async def check(counter: object, item: object, key: tuple[str, ...]) -> None:
+        if counter is limiter._memory:
+            return await real_check(counter, item, key)  # type: ignore[arg-type]
+        if key[-1] == "answered-before":
+            await late_answer.wait()
+            return None
+        raise TimeoutError  # Redis is dead for every call made now
+
+    monkeypatch.setattr(RateLimiter, "_check", staticmethod(check))
+    with caplog.at_level(logging.ERROR, logger="lisan.core.ratelimit"):
+        before = asyncio.create_task(limiter.hit("100/minute", "test", "answered-before"))
+        await asyncio.sleep(0)  # its call to Redis is under way
+        await limiter.hit("100/minute", "test", "fails")
+        late_answer.set()
+        await before
+        assert limiter.redis_failing, "a late answer is no recovery"
+        await limiter.hit("100/minute", "test", "after")
+    outage_logs = [r for r in caplog.records if "unavailable" in r.getMessage()]
+    assert len(outage_logs) == 1
+
+
 async def test_a_dead_redis_never_stops_the_service(
     private_redis: PrivateRedis,
     settings_factory: Callable[..., Settings],

@@ -2,8 +2,9 @@
 
     python -m tests.deletion.stalling_worker DATABASE_URL STORAGE_DIR MARKER
 
-It claims the due job with a 1 s lease, writes MARKER once it is inside the storage step, and
-then hangs there until it is killed."""
+It claims the due job (a 60 s lease: its storage step is bounded at 20 s, far past the moment
+the test kills it), writes MARKER once it is inside the storage step, and then hangs there
+until it is killed. The test then runs the lease out in the database rather than waiting."""
 
 from __future__ import annotations
 
@@ -28,7 +29,9 @@ def main() -> None:
     async def run() -> None:
         settings = Settings(database_url=database_url, storage_dir=Path(storage_dir))
         engine = create_engine(database_url, for_writes=True)
-        worker = Worker(settings, create_session_factory(engine), lease_s=1.0, remove_objects=stall)
+        worker = Worker(
+            settings, create_session_factory(engine), lease_s=60.0, remove_objects=stall
+        )
         await worker.run_one()
 
     asyncio.run(run())

@@ -1,30 +1,68 @@
-"""What the deletion tests share: a worker on the app's database, a look at a job's row, an
-operator-alert receiver on a real local port, and the database-wide search for a user."""
+"""What the deletion tests share: a worker on the app's database, a look at a job's row and
+ways to move its clock (due now, lease run out), an operator-alert receiver on a real local
+port, and the database-wide search for a user."""
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import sys
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import String, Uuid, func, select
+from sqlalchemy import String, Uuid, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import lisan.models
+from lisan.app import LisanApp
+from lisan.core.settings import Settings
+from lisan.core.types import utcnow
 from lisan.deletion.models import DeletionJob
+from lisan.deletion.worker import Worker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def worker_for(app: LisanApp, **kwargs: Any) -> Worker:
+    """A worker on the app's engines, as `serve` runs it: polls read on the read sessions."""
+    resources = app.fastapi.state.resources
+    return Worker(
+        resources.settings, resources.sessions, read_sessions=resources.read_sessions, **kwargs
+    )
 
 
 async def job_row(engine: AsyncEngine, task_id: uuid.UUID) -> DeletionJob:
     async with engine.connect() as connection:
         row = (await connection.execute(select(DeletionJob).where(DeletionJob.id == task_id))).one()
     return DeletionJob(**row._mapping)
+
+
+async def set_job(app: LisanApp, task_id: uuid.UUID, **values: object) -> None:
+    """Write a job's columns behind the worker's back (a clock moved on, a state set up)."""
+    async with app.fastapi.state.resources.write_engine.begin() as connection:
+        await connection.execute(
+            update(DeletionJob).where(DeletionJob.id == task_id).values(**values)
+        )
+
+
+async def make_due(app: LisanApp, task_id: uuid.UUID) -> None:
+    """Skip the backoff wait: the job is due now (the wait itself is tested on its own)."""
+    await set_job(app, task_id, run_after=utcnow() - timedelta(seconds=1))
+
+
+async def expire_lease(app: LisanApp, task_id: uuid.UUID) -> None:
+    """The lease on the row (an attempt's, or an alert sender's) ran out a second ago."""
+    await set_job(app, task_id, lease_until=utcnow() - timedelta(seconds=1))
 
 
 async def rows_naming(engine: AsyncEngine, user_id: uuid.UUID) -> dict[str, int]:
@@ -96,3 +134,31 @@ async def reap(process: asyncio.subprocess.Process) -> None:
     if process.returncode is None:
         process.kill()
         await process.wait()
+
+
+async def start_stalling_worker(settings: Settings, marker: Path) -> asyncio.subprocess.Process:
+    """A real worker process (tests/deletion/stalling_worker.py), once it is inside the storage
+    step of the due job."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.deletion.stalling_worker", settings.database_url,
+        str(settings.storage_dir), str(marker),
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not await asyncio.to_thread(marker.exists):
+        if process.returncode is not None or time.monotonic() > deadline:
+            await reap(process)
+            raise AssertionError("the stalling worker never reached its job")
+        await asyncio.sleep(0.05)
+    return process
+
+
+async def kill_mid_job(settings: Settings, marker: Path) -> None:
+    """A worker process that claims the due job and is killed (SIGKILL) in its storage step."""
+    process = await start_stalling_worker(settings, marker)
+    try:
+        await stop(process, signal.SIGKILL)
+    finally:
+        await reap(process)
+    assert process.returncode == -signal.SIGKILL

@@ -23,20 +23,26 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
 from lisan.auth.models import DeviceSession
-from lisan.commands.audio import audio_folder, remove_audio, store_audio
 from lisan.commands.models import DONE, IdempotencyRecord
 from lisan.core.database import create_engine, create_session_factory, unit_of_work
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.deletion import service
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.deletion.worker import Worker
+from lisan.recordings.store import audio_folder, remove_audio, store_audio
 from lisan.users import service as users
-from lisan.users.models import Locale
-from tests.deletion.support import job_row, reap, rows_naming, stop
+from tests.deletion.support import (
+    expire_lease,
+    job_row,
+    kill_mid_job,
+    reap,
+    rows_naming,
+    stop,
+    worker_for,
+)
 from tests.factories import register
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 async def queue_jobs(app: LisanApp, count: int) -> list[uuid.UUID]:
@@ -88,29 +94,13 @@ async def test_a_worker_killed_mid_job_leaves_it_to_another(
     task_id = uuid.UUID(
         (await client.delete("/v1/consent/user-data", headers=device.headers)).json()["task_id"]
     )
-    marker = tmp_path / "inside"
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.deletion.stalling_worker", settings.database_url,
-        str(settings.storage_dir), str(marker),
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
-    try:
-        deadline = time.monotonic() + 30
-        while not marker.exists():
-            assert process.returncode is None, "the stalling worker exited"
-            assert time.monotonic() < deadline, "the stalling worker never reached its job"
-            await asyncio.sleep(0.05)
-        engine = app.fastapi.state.resources.engine
-        assert (await job_row(engine, task_id)).status == JobStatus.RUNNING
-        await stop(process, signal.SIGKILL)
-    finally:
-        await reap(process)
-    assert process.returncode == -signal.SIGKILL
+    engine = app.fastapi.state.resources.engine
+    await kill_mid_job(settings, tmp_path / "inside")
+    assert (await job_row(engine, task_id)).status == JobStatus.RUNNING
 
-    second = Worker(settings, app.fastapi.state.resources.sessions)
-    assert await second.run_due() == 0  # its lease (1 s) still holds
-    await asyncio.sleep(1.2)
+    second = worker_for(app)
+    assert await second.run_due() == 0  # its lease still holds
+    await expire_lease(app, task_id)
     assert await second.run_due() == 1
     job = await job_row(engine, task_id)
     assert (job.status, job.attempts) == (JobStatus.COMPLETED, 2)
@@ -158,7 +148,7 @@ async def test_the_purges_remove_only_what_is_past_its_cut_off(
             assert response.status_code == 200, response.text
         store_audio(settings.storage_dir, str(user.user_id), str(uuid.uuid4()), b"\0\0" * 1600)
 
-    workers = [Worker(settings, resources.sessions) for _ in range(2)]
+    workers = [worker_for(app) for _ in range(2)]
     first, second = await asyncio.gather(*(w.purge() for w in workers))  # at once: safe
 
     engine = resources.engine

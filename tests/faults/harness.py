@@ -403,7 +403,11 @@ class Outcome:
 
     @property
     def latency(self) -> float:
-        return self.ended - self.started
+        """From the request on the wire to its answer: the server's time. A loaded machine
+        can hold the client's own event loop for seconds before it sends (seen: 3 s), which is
+        no time of the server's; a server that stops reading still shows, since the kernel
+        takes the request into the socket's buffer either way."""
+        return self.ended - (self.started if self.sent is None else self.sent)
 
     @property
     def ok(self) -> bool:
@@ -618,3 +622,11 @@ def lost_writes(outcomes: Iterable[Outcome], stored: Mapping[str, set[Any]]) -> 
         for outcome in outcomes
         if outcome.op in stored and outcome.ok and outcome.key not in stored[outcome.op]
     ]
+
+
+async def until(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Wait for `condition`, failing the test if it does not hold within `timeout_s`."""
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, f"not within {timeout_s} s: {what}"
+        await asyncio.sleep(0.05)

@@ -28,6 +28,7 @@ from tests.faults.harness import (
     register_devices,
     serve_env,
     stored_writes,
+    until,
 )
 
 CLIENTS = 20
@@ -78,6 +79,9 @@ def _assert_shut_down_cleanly(server: LisanServer) -> None:
     assert server.process.returncode in (0, -signal.SIGTERM), server.log_tail()
     messages = [record.get("msg") for record in server.log_records()]
     assert "Application shutdown complete." in messages, server.log_tail()
+
+
+FIRST_EVENT_S = 20.0  # at most this long for the load's first accepted event
 
 
 def _accepted_events(outcomes: list[Outcome]) -> set[Any]:
@@ -166,6 +170,8 @@ async def test_sigterm_with_the_database_stopped_counts_every_event_it_drops(
         async with _locked(dsn, "command_events"):
             load.start()
             await asyncio.sleep(1.5)
+            # and until an event is buffered: a loaded machine answered none in the 1.5 s
+            await until(lambda: bool(_accepted_events(load.outcomes)), FIRST_EVENT_S, "an event")
             await asyncio.to_thread(postgres.stop)  # its session and lock go with it
         signalled = time.monotonic()
         await stop(server.process, signal.SIGTERM)

@@ -6,10 +6,10 @@ import unicodedata
 
 import pytest
 
+from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
 from lisan.phrases.service import phrase
-from lisan.users.models import Locale
 from tests.contract import contract
 
 ETHIOPIC = range(0x1200, 0x1380)  # U+1200..U+137F, letters and Ethiopic punctuation

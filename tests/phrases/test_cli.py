@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
-from lisan.users.models import Locale
 from tests.cli import LISAN, clean_env
 
 

@@ -9,10 +9,10 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from lisan.app import create_app
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
-from lisan.users.models import Locale
 from tests.auth.support import assert_retry_after
 from tests.conftest import client_for
 from tests.contract import assert_matches_contract

@@ -8,6 +8,7 @@ import httpx
 import pytest
 import respx
 
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import (
     Expected,
@@ -20,7 +21,6 @@ from lisan.providers.base import (
 )
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
-from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
 from tests.network import closed_port
 from tests.providers.conftest import PCM, MakeProvider

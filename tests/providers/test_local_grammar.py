@@ -6,11 +6,11 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local.grammar import build, slots
 from lisan.providers.local.phones import Pronouncer
 from lisan.providers.local.recognizer import COMMAND, Recognizer
-from lisan.users.models import Locale
 
 PRONOUNCER = Pronouncer()
 RECOGNIZER = Recognizer()

@@ -8,13 +8,14 @@ from collections.abc import Callable
 
 import pytest
 
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderUnavailable
 from lisan.providers.local import LocalProvider
 from lisan.providers.local.confidence import Evidence, confidence
+from lisan.providers.local.pool import DecoderPool, PoolFull, hear_in_worker
 from lisan.providers.local.provider import BUSY, request_for
-from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull, hear_in_worker
-from lisan.users.models import Locale
+from lisan.providers.local.recognizer import Heard
 from tests.audio import padded, spoken
 
 

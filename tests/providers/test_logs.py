@@ -5,8 +5,8 @@ import traceback
 
 import pytest
 
+from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderError, Screen
-from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, FakeOpenAI, chat_completion
 from tests.providers.conftest import API_KEY, PCM, MakeProvider
 

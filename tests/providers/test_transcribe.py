@@ -6,8 +6,8 @@ import wave
 
 import pytest
 
+from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Transcript
-from lisan.users.models import Locale
 from tests.fakes.openai_server import Answer, FakeOpenAI
 from tests.providers.conftest import API_KEY, PCM, MakeProvider
 

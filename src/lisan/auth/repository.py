@@ -72,10 +72,14 @@ async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) ->
 
 async def purge_expired(session: AsyncSession, cutoff: datetime, limit: int) -> int:
     """Delete up to `limit` sessions that expired before `cutoff` (their expiry plus the
-    refresh grace: not even a refresh can use them); the count deleted."""
-    expired = select(DeviceSession.id).where(DeviceSession.expires_at < cutoff).limit(limit)
-    ids = list((await session.execute(expired)).scalars())
-    if not ids:
-        return 0
-    deleted = await session.execute(delete(DeviceSession).where(DeviceSession.id.in_(ids)))
+    refresh grace: not even a refresh can use them); the count deleted. One statement whose
+    DELETE re-checks the expiry of each row it removes, as the idempotency purge does (a
+    session's expiry is never extended today; this keeps the purge right if it ever is)."""
+    expired = DeviceSession.expires_at < cutoff
+    batch = select(DeviceSession.id).where(expired).limit(limit)
+    deleted = await session.execute(
+        delete(DeviceSession)
+        .where(DeviceSession.id.in_(batch), expired)
+        .execution_options(synchronize_session=False)
+    )
     return int(getattr(deleted, "rowcount", 0) or 0)

@@ -16,10 +16,11 @@ from lisan.auth import repository
 from lisan.auth.schemas import INSTALL_ID_PATTERN, DeviceRegistration, SessionGrant
 from lisan.core import tokens
 from lisan.core.errors import Forbidden, NotAuthenticated
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.users import service as users
-from lisan.users.models import AccountStatus, Locale
+from lisan.users.models import AccountStatus
 
 _INSTALL_ID = re.compile(INSTALL_ID_PATTERN)
 
@@ -168,3 +169,10 @@ async def logout(session: AsyncSession, principal: Principal) -> None:
     if not await repository.revoke(session, principal.session_id, utcnow()):
         # A concurrent refresh or re-registration replaced this session first.
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")
+
+
+async def purge_expired_sessions(session: AsyncSession, settings: Settings, limit: int) -> int:
+    """Delete up to `limit` sessions past any use: expired longer ago than the refresh grace
+    (the background worker's task for this domain); the count deleted."""
+    cutoff = utcnow() - timedelta(seconds=settings.refresh_grace_s)
+    return await repository.purge_expired(session, cutoff, limit)

@@ -9,7 +9,7 @@ from starlette.responses import Response
 from lisan.auth.dependencies import CommandingUser
 from lisan.commands import idempotency, service
 from lisan.commands.audio import decode_pcm
-from lisan.commands.pipeline import CommandRun
+from lisan.commands.pipeline import Command
 from lisan.commands.schemas import CommandRequest
 from lisan.core.http import AppResources
 from lisan.core.schemas import parse_json_body
@@ -34,7 +34,7 @@ async def post_command(
     raw = await request.body()
     body = parse_json_body(raw, CommandRequest)  # model_validate_json: no stdlib json pass
     pcm = decode_pcm(body.audio_base64, body.duration_ms)
-    command = CommandRun(
+    command = Command(
         command_id=uuid.UUID(request.state.request_id),
         user_id=user.user_id,
         bill_id=service.bill_id_for(user.user_id, key),

@@ -19,17 +19,13 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from enum import Enum
-from typing import Generic, TypeVar
-
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from lisan.commands import repository
 from lisan.commands.models import DONE, RUNNING
-from lisan.core.database import Executor, transaction
+from lisan.core.database import Executor
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
 from lisan.core.types import utcnow
 
@@ -37,7 +33,6 @@ log = logging.getLogger(__name__)
 
 RETENTION = timedelta(hours=24)
 POLL_S = (0.02, 0.25)  # first and longest pause while a duplicate waits
-T = TypeVar("T")
 
 
 class KeyReused(UnprocessableEntity):
@@ -49,20 +44,15 @@ class StillRunning(Conflict):
     default_headers = {"Retry-After": "2"}
 
 
-class _Claim(Enum):
+class Claim(Enum):
     OWNED = "owned"  # the caller runs the command
     HELD = "held"  # another request is running it
 
 
-_OWNED, _HELD = _Claim.OWNED, _Claim.HELD
-
-
-@dataclass(frozen=True, slots=True)
-class Owned(Generic[T]):
-    """The key is the caller's: `owner` for its `finish` or `release`, and what `then` read."""
-
-    owner: uuid.UUID
-    value: T
+OWNED, HELD = Claim.OWNED, Claim.HELD
+# How much longer than the caller waits for a duplicate a claim's lease lasts: past it, the
+# owner is taken for dead.
+LEASE_MARGIN_S = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,44 +77,32 @@ def body_hash(raw: bytes) -> bytes:
     return hashlib.sha256(raw).digest()
 
 
-async def claim(
-    engine: AsyncEngine,
-    user_id: uuid.UUID,
-    key: uuid.UUID,
-    digest: bytes,
-    *,
-    wait_s: float,
-    lease_s: float,
-    then: Callable[[AsyncConnection], Awaitable[T]],
-) -> Replay | Owned[T]:
-    """The stored response to replay, or, when the caller now owns the key (and must `finish`
-    or `release` it), its owner token and what `then` returns: `then` runs in the claiming
-    transaction, so the reads a command needs cost no transaction of their own. Waits while
-    another request holds the key."""
-    deadline = time.monotonic() + wait_s
-    pause, longest = POLL_S
-    owner = uuid.uuid4()
-    while True:
-        async with transaction(engine) as connection:
-            outcome = await _try_claim(connection, user_id, key, digest, lease_s, owner)
-            if outcome is _OWNED:
-                return Owned(owner, await then(connection))
-        if isinstance(outcome, Replay):
-            return outcome
-        if time.monotonic() >= deadline:
+class Waiting:
+    """The pauses of a duplicate that waits for the request holding its key: growing from
+    `POLL_S[0]` to `POLL_S[1]`, and `StillRunning` (409) once `bound_s` has passed."""
+
+    def __init__(self, bound_s: float) -> None:
+        self._deadline = time.monotonic() + bound_s
+        self._pause = POLL_S[0]
+
+    async def pause(self) -> None:
+        if time.monotonic() >= self._deadline:
             raise StillRunning
-        await asyncio.sleep(pause)
-        pause = min(pause * 1.5, longest)
+        await asyncio.sleep(self._pause)
+        self._pause = min(self._pause * 1.5, POLL_S[1])
 
 
-async def _try_claim(
+async def try_claim(
     db: Executor,
     user_id: uuid.UUID,
     key: uuid.UUID,
     digest: bytes,
     lease_s: float,
     owner: uuid.UUID,
-) -> Replay | _Claim:
+) -> Replay | Claim:
+    """In the caller's transaction: the stored answer to replay, OWNED (the caller now runs the
+    command under `owner` and must `finish` or `release` the key), or HELD (another request
+    runs it: wait and try again)."""
     now = utcnow()
     lease_until = now + timedelta(seconds=lease_s)
     fresh = {
@@ -138,21 +116,21 @@ async def _try_claim(
         "expires_at": now + RETENTION,
     }
     if await repository.insert_if_absent(db, fresh):  # the common case: one statement
-        return _OWNED
+        return OWNED
     record = await repository.stored(db, user_id, key)
     if record is not None and record.expires_at <= now:  # past its 24 h: the key is free again
         await repository.remove(db, user_id, key)
         record = None
     if record is None:  # removed, or released by its owner since the insert found it
-        return _OWNED if await repository.insert_if_absent(db, fresh) else _HELD
+        return OWNED if await repository.insert_if_absent(db, fresh) else HELD
     if record.body_hash != digest:
         raise KeyReused
     if record.state == DONE and record.response_body is not None:
         return Replay(record.response_status or 200, record.response_body)
     if record.lease_until <= now:  # its owner went away mid-run: take it over
         await repository.take_over(db, user_id, key, owner, lease_until)
-        return _OWNED
-    return _HELD
+        return OWNED
+    return HELD
 
 
 async def finish(

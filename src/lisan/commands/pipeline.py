@@ -1,19 +1,29 @@
-"""One command, from a recording and a screen to a safe answer: the steps in order.
+"""The steps of one command, from a recording and a screen to a safe answer. `service.execute`
+runs them in order; each takes what the steps before it returned and returns what it learned
+(`Progress`, never changed in place):
 
-Provider calls happen outside any database transaction. The caller runs two units of work
-around them: the idempotency claim, which also reads what the command needs (`read_context`),
-and the record, which reads the grants the plan names, `validate`s it, and writes what the
-command leaves behind (its event, its bill, its idempotent response).
+1. `claim`: the idempotency key, and in the same transaction what the command reads about its
+   user (`Context`);
+2. `gate`: the subscription (a bill reserved up front when billing is enforced), then whether
+   anyone spoke at all;
+3. `keep_audio`: the recording, kept only while the account and its consent allow, under a
+   hold on the account that a deletion waits for;
+4. `hear`: the transcriber, and the confidence gate;
+5. `plan`: the planner;
+6. `validate`, inside `record`'s transaction: the safety rules against the grants as they are
+   now, then the event, the bill and the response to replay.
 
-What goes where: the recording goes to the transcriber with the user's vocabulary terms (and
-nowhere else); the transcript, the language and, only when the app in front is granted, its
-package and view tree go to the planner. Everything the phone is told to say is the service's
-own: a phrase key, or a question composed from the checked plan (`speech`).
+Provider calls happen outside any database transaction. What goes where: the recording goes to
+the transcriber with the user's vocabulary terms (and nowhere else); the transcript, the
+language and, only when the app in front is granted, its package and view tree go to the
+planner. Everything the phone is told to say is the service's own: a phrase key, or a question
+composed from the checked plan (`speech`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 import uuid
@@ -22,25 +32,17 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lisan.billing import service as billing
-from lisan.commands import speech
-from lisan.commands.audio import has_speech, store_audio
-from lisan.commands.safety import (
-    PlanRejected,
-    SafePlan,
-    required_packages,
-    validate_plan,
-)
+from lisan.commands import idempotency
+from lisan.commands.audio import has_speech
 from lisan.commands.schemas import (
-    ActionPlanView,
-    ActionStepView,
     CommandRequest,
     CommandResponse,
     CommandStatus,
     ScreenContext,
 )
-from lisan.commands.viewtree import ViewTree
+from lisan.commands.validation import refusal
 from lisan.consent import service as consent
-from lisan.core.database import Executor, unit_of_work
+from lisan.core.database import Executor, transaction, unit_of_work
 from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
@@ -54,22 +56,19 @@ from lisan.providers.base import (
     Screen,
     VoiceProvider,
 )
+from lisan.recordings.store import store_audio
 from lisan.telemetry import service as telemetry
+from lisan.users import service as users
 from lisan.vocabulary import service as vocabulary
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-# Why a planner may say it has no steps (the offline planner says which; a remote one may not).
-DECLINE_REASONS = frozenset(
-    {"nothing_to_do", "target_not_on_screen", "app_not_granted", "dictation_unsupported"}
-)
 
-
-@dataclass
-class CommandRun:
-    """One command's inputs, and what it learns on the way."""
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One command's inputs."""
 
     command_id: uuid.UUID
     user_id: uuid.UUID
@@ -77,16 +76,10 @@ class CommandRun:
     request: CommandRequest
     pcm: bytes
     started: float = field(default_factory=time.perf_counter)
-    timings: dict[str, int] = field(default_factory=dict)
-    billed: bool = False  # the provider was called: the command counts against the quota
-    reserved: bool = False  # its bill was taken up front (billing enforced)
-
-    def lap(self, stage: str, since: float) -> None:
-        self.timings[stage] = round((time.perf_counter() - since) * 1000)
 
 
 @dataclass(frozen=True, slots=True)
-class CommandContext:
+class Context:
     """What a command reads about its user before any provider call."""
 
     terms: list[str]  # the transcriber's vocabulary bias
@@ -94,25 +87,74 @@ class CommandContext:
     apps: list[str]  # the granted packages, as they were before the provider calls
     command_id_taken: bool  # the request id already names another command's event
 
-    def screen(self, sent: ScreenContext) -> Screen | None:
-        """The screen a provider may see: only a granted app's; None (hidden) for any other."""
-        if sent.current_package not in self.apps:
+    def screen(self, sent: ScreenContext, provider: VoiceProvider) -> Screen | None:
+        """The screen a provider may see: a granted app's; an ungranted app's only when the
+        provider keeps it on this machine (marked not granted); else None (hidden)."""
+        granted = sent.current_package in self.apps
+        if not (granted or provider.keeps_screens_local):
             return None
-        return Screen(sent.current_package, sent.view_tree_summary)
+        return Screen(sent.current_package, sent.view_tree_summary, granted=granted)
 
 
 @dataclass(frozen=True, slots=True)
-class Planned:
-    """The planner's answer, still to be checked against the screen and the user's grants."""
+class Claimed:
+    """The key is this command's to finish or release (`owner`), with what it read."""
 
-    raw_plan: Any
-    transcript_confident: bool  # the transcriber gave a confidence
-    since: float  # when validation began
+    owner: uuid.UUID
+    command: Command  # under a fresh id when the request's id was taken
+    context: Context
 
 
-async def read_context(db: Executor, command: CommandRun) -> CommandContext:
-    """In the caller's unit of work (the idempotency claim's): no transaction of its own."""
-    return CommandContext(
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """What a command has done so far. Each step returns the next one; `answer` set means the
+    command is decided and the remaining steps before `record` are skipped."""
+
+    timings: tuple[tuple[str, int], ...] = ()
+    reserved: bool = False  # its bill was taken up front (billing enforced)
+    billed: bool = False  # the provider was called: the command counts against the quota
+    answer: CommandResponse | None = None
+    transcript: str | None = None
+    confident: bool = False  # the transcriber gave a confidence (and it passed)
+    raw_plan: Any = None  # the planner's answer, still to be checked
+
+    def lap(self, stage: str, since: float, **changes: Any) -> Progress:
+        """This progress with `stage` timed from `since` to now, and `changes` applied."""
+        elapsed = round((time.perf_counter() - since) * 1000)
+        return dataclasses.replace(self, timings=(*self.timings, (stage, elapsed)), **changes)
+
+    def decided(self, answer: CommandResponse) -> Progress:
+        return dataclasses.replace(self, answer=answer)
+
+
+# --- 1. claim ------------------------------------------------------------------------------
+
+
+async def claim(
+    resources: Resources, command: Command, key: uuid.UUID, digest: bytes, bound_s: float
+) -> idempotency.Replay | Claimed:
+    """The stored answer to replay, or the key claimed with what the command reads, in one
+    transaction. Waits (up to `bound_s`) while another request holds the key."""
+    owner, waiting = uuid.uuid4(), idempotency.Waiting(bound_s)
+    lease_s = bound_s + idempotency.LEASE_MARGIN_S
+    while True:
+        async with transaction(resources.write_engine) as db:
+            outcome = await idempotency.try_claim(db, command.user_id, key, digest, lease_s, owner)
+            if outcome is idempotency.OWNED:
+                context = await _read_context(db, command)
+                break
+        if isinstance(outcome, idempotency.Replay):
+            return outcome
+        await waiting.pause()
+    if context.command_id_taken:
+        # A reused X-Request-ID: this command runs under a fresh id of the server's, so the
+        # earlier command's event and audio stay as they were.
+        command = dataclasses.replace(command, command_id=uuid.uuid4())
+    return Claimed(owner, command, context)
+
+
+async def _read_context(db: Executor, command: Command) -> Context:
+    return Context(
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
         apps=await grants.granted_apps(db, command.user_id),
@@ -120,81 +162,32 @@ async def read_context(db: Executor, command: CommandRun) -> CommandContext:
     )
 
 
-async def run(
-    resources: Resources, provider: VoiceProvider, command: CommandRun, context: CommandContext
-) -> CommandResponse | Planned:
-    """Up to the planner's answer; a refusal on the way is already the final response."""
-    settings = resources.settings
-    if settings.billing_enforcement is BillingEnforcement.ENFORCED and not await _entitled(
-        resources, command
-    ):
-        return _refusal(
-            command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
-        )
+# --- 2. gate -------------------------------------------------------------------------------
+
+
+async def gate(resources: Resources, command: Command) -> Progress:
+    """The subscription, then speech presence: what decides before any provider call."""
+    progress = Progress()
+    if resources.settings.billing_enforcement is BillingEnforcement.ENFORCED:
+        allowed = await _reserve_bill(resources, command)
+        progress = dataclasses.replace(progress, reserved=allowed)
+        if not allowed:
+            return progress.decided(
+                refusal(
+                    command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
+                )
+            )
     # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
     if not await asyncio.to_thread(has_speech, command.pcm):
-        # Speech models invent words on silence and noise: no provider call at all.
-        # (A reserved bill is cancelled: nothing was called.)
-        return _refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
-    if context.keep_audio:
-        await asyncio.to_thread(
-            store_audio,
-            settings.storage_dir,
-            str(command.user_id),
-            str(command.command_id),
-            command.pcm,
+        # Speech models invent words on silence and noise: no provider call at all (and a
+        # reserved bill is given back when the command is recorded).
+        return progress.decided(
+            refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
         )
-    language = command.request.locale
-    # An ungranted app's screen never leaves the service: the planner learns it is hidden.
-    screen = context.screen(command.request.screen_context)
-    since = time.perf_counter()
-    command.billed = True
-    expected = Expected(vocabulary=context.terms, screen=screen, apps=context.apps)
-    transcript = await _call(provider.transcribe(command.pcm, language, expected))
-    command.lap("transcribe", since)
-    if not transcript.text.strip():
-        return _refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
-    if transcript.confidence is not None and transcript.confidence < settings.confidence_threshold:
-        return _refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
-    since = time.perf_counter()
-    raw_plan = await _call(provider.plan(transcript.text, screen, language, context.apps))
-    command.lap("plan", since)
-    return Planned(raw_plan, transcript.confidence is not None, time.perf_counter())
+    return progress
 
 
-async def validate(db: Executor, command: CommandRun, planned: Planned) -> CommandResponse:
-    """The safety rules, against the user's grants as they are now: read in the caller's unit
-    of work, the one that records the command."""
-    raw_plan = planned.raw_plan
-    try:
-        declined = _declined(raw_plan)
-        if declined is not None:
-            return _refusal(command, CommandStatus.REJECTED, declined, PhraseKey.ERR_REJECTED)
-        screen = command.request.screen_context
-        tree = ViewTree(screen.view_tree_summary)
-        needed = required_packages(raw_plan, screen.current_package)
-        granted = await grants.granted_packages(db, command.user_id, needed)
-        try:
-            plan = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
-        except PlanRejected as rejected:
-            return _refusal(
-                command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
-            )
-        return _answer(command, plan, tree, transcript_confident=planned.transcript_confident)
-    finally:
-        command.lap("validate", planned.since)
-
-
-def _declined(raw_plan: object) -> str | None:
-    """The reason when the planner answered with no steps (it could not, or would not, do what
-    was asked): its own `reason` when it is one of DECLINE_REASONS, else `nothing_to_do`."""
-    if not (isinstance(raw_plan, dict) and raw_plan.get("steps") == []):
-        return None
-    reason = raw_plan.get("reason")
-    return reason if reason in DECLINE_REASONS else "nothing_to_do"
-
-
-async def _entitled(resources: Resources, command: CommandRun) -> bool:
+async def _reserve_bill(resources: Resources, command: Command) -> bool:
     """Check the subscription and, if it allows a command, take the bill now (race-safe)."""
     async with unit_of_work(resources.sessions) as session:
         allowed = await billing.reserve_command(
@@ -202,8 +195,79 @@ async def _entitled(resources: Resources, command: CommandRun) -> bool:
         )
     if allowed is None:
         raise ServiceUnavailable("billing status could not be verified")
-    command.reserved = allowed
     return allowed
+
+
+# --- 3. keep_audio -------------------------------------------------------------------------
+
+
+async def keep_audio(resources: Resources, command: Command, context: Context) -> None:
+    """Keep the recording while the account and its consent allow it, as they are now: the
+    account is held while the file is written, so a deletion request or job waits for it (and
+    then removes it), and a withdrawn consent since the claim keeps nothing. An account whose
+    deletion began is answered as such (409), never 500."""
+    if not context.keep_audio:
+        return
+    async with transaction(resources.write_engine) as db:
+        if not await users.hold_live_account(db, command.user_id):
+            raise users.AccountDeleted
+        if await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION):
+            await asyncio.to_thread(
+                store_audio,
+                resources.settings.storage_dir,
+                str(command.user_id),
+                str(command.command_id),
+                command.pcm,
+            )
+
+
+# --- 4. hear -------------------------------------------------------------------------------
+
+
+async def hear(
+    resources: Resources,
+    provider: VoiceProvider,
+    command: Command,
+    context: Context,
+    progress: Progress,
+) -> Progress:
+    """The transcript, or a REPROMPT when there is none or its confidence is too low."""
+    since = time.perf_counter()
+    expected = Expected(
+        vocabulary=context.terms,
+        screen=context.screen(command.request.screen_context, provider),
+        apps=context.apps,
+    )
+    progress = dataclasses.replace(progress, billed=True)
+    transcript = await _call(provider.transcribe(command.pcm, command.request.locale, expected))
+    progress = progress.lap("transcribe", since)
+    if not transcript.text.strip():
+        return progress.decided(
+            refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
+        )
+    threshold = resources.settings.confidence_threshold
+    if transcript.confidence is not None and transcript.confidence < threshold:
+        return progress.decided(
+            refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
+        )
+    return dataclasses.replace(
+        progress, transcript=transcript.text, confident=transcript.confidence is not None
+    )
+
+
+# --- 5. plan (6, `validation.validate`, runs as `service` records the command) ------------
+
+
+async def plan(
+    provider: VoiceProvider, command: Command, context: Context, progress: Progress
+) -> Progress:
+    """The planner's answer to the transcript: a claim still to be checked (`validate`)."""
+    since = time.perf_counter()
+    # An ungranted app's screen never leaves the machine: a remote planner learns it is hidden.
+    screen = context.screen(command.request.screen_context, provider)
+    transcript = progress.transcript or ""
+    raw_plan = await _call(provider.plan(transcript, screen, command.request.locale, context.apps))
+    return progress.lap("plan", since, raw_plan=raw_plan)
 
 
 async def _call(awaitable: Awaitable[T]) -> T:
@@ -218,55 +282,3 @@ async def _call(awaitable: Awaitable[T]) -> T:
         raise ServiceUnavailable(message, headers={"Retry-After": str(exc.retry_after_s)}) from None
     except ProviderBadAnswer:
         raise BadGateway from None
-
-
-def _refusal(
-    command: CommandRun, status: CommandStatus, reason: str, speak: PhraseKey
-) -> CommandResponse:
-    """REJECTED or REPROMPT: a reason and a phrase, never a plan."""
-    return CommandResponse(
-        command_id=command.command_id, status=status, reprompt_reason=reason, speak_code=speak.value
-    )
-
-
-def _answer(
-    command: CommandRun,
-    plan: SafePlan,
-    tree: ViewTree,
-    *,
-    transcript_confident: bool,
-) -> CommandResponse:
-    """ACCEPTED speaks the ACK phrase; CONFIRMATION_REQUIRED a question the service composes
-    from the checked plan. The planner's own sentence is never spoken: it read the screen."""
-    confirm = plan.requires_confirmation(transcriber_confident=transcript_confident)
-    view = ActionPlanView(
-        plan_id=uuid.uuid4(),
-        package_name=plan.package_name,
-        steps=[
-            ActionStepView(
-                step_id=uuid.uuid4(),
-                action_type=step.action_type,
-                target_node_id=step.target_node_id,
-                payload=step.payload,
-                is_destructive=step.is_destructive,
-            )
-            for step in plan.steps
-        ],
-        requires_user_confirmation=confirm,
-    )
-    if not confirm:
-        return CommandResponse(
-            command_id=command.command_id,
-            status=CommandStatus.ACCEPTED,
-            action_plan=view,
-            speak_code=PhraseKey.ACK.value,
-        )
-    return CommandResponse(
-        command_id=command.command_id,
-        status=CommandStatus.CONFIRMATION_REQUIRED,
-        action_plan=view,
-        speech_response_text=speech.plan_confirmation_text(
-            plan, tree, command.request.locale.value
-        ),
-        speak_code=PhraseKey.CONFIRM.value,
-    )

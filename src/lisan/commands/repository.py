@@ -112,18 +112,17 @@ async def remove_running(
 
 async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit: int) -> int:
     """Delete up to `limit` idempotency records past their expiry (24 h); the count deleted.
-    Safe from several workers at once: a row another deleted first is simply not counted."""
-    expired = (
-        select(IdempotencyRecord.user_id, IdempotencyRecord.key)
-        .where(IdempotencyRecord.expires_at < now)
-        .limit(limit)
-    )
-    keys = [(row.user_id, row.key) for row in await session.execute(expired)]
-    if not keys:
-        return 0
+
+    One statement, whose DELETE re-checks the expiry of each row it removes: a key reclaimed
+    by a retry (deleted and inserted anew, or its expiry renewed) after the batch was chosen
+    is a row the DELETE finds unexpired (PostgreSQL re-reads a row a concurrent transaction
+    changed before deleting it), so it is kept, and the retry is not run twice. Safe from
+    several workers at once: a row another deleted first is simply not counted."""
+    expired = IdempotencyRecord.expires_at < now
+    batch = select(IdempotencyRecord.user_id, IdempotencyRecord.key).where(expired).limit(limit)
     deleted = await session.execute(
-        delete(IdempotencyRecord).where(
-            tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(keys)
-        )
+        delete(IdempotencyRecord)
+        .where(tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(batch), expired)
+        .execution_options(synchronize_session=False)
     )
     return int(getattr(deleted, "rowcount", 0) or 0)

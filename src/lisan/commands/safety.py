@@ -19,7 +19,15 @@ Checks, in this order (the first failure is the reason reported):
       screen text could otherwise decide what the id points at;
    d. a `TEXT_INPUT` step carries a string payload, and a `SCROLL` payload is a direction (`up`,
       `down`, `left`, `right`) or absent (`invalid_plan`);
-   e. a `TAP` or `TEXT_INPUT` target is not `{disabled}` (`target_disabled`).
+   e. a `TAP` target takes clicks (`{clickable}`, or `{editable}`: a field takes focus) or sits
+      inside a node that does (`target_not_clickable`): Android hands a click to the nearest
+      clickable ancestor, so that node is what a TAP acts on; of a target with none, nobody
+      can say what a tap there does;
+   f. what a `TAP` acts on (the clicked node), or a `TEXT_INPUT` target, is not `{disabled}`
+      (`target_disabled`).
+   A step keeps only what its action type defines: a target for `TAP`, `TEXT_INPUT` and
+   `SCROLL`, a payload for `TEXT_INPUT`, `OPEN_APP` and `SCROLL` (its direction). The rest is
+   dropped after it was checked, so a TAP's payload never reaches the phone.
 3. At most `MAX_STEPS` steps (`too_many_steps`).
 4. Where each step acts, in order, from the screen the phone sent:
    - a step that names a target node acts in `current_package`, the app whose screen that is,
@@ -30,11 +38,16 @@ Checks, in this order (the first failure is the reason reported):
    - `HOME` acts in no app: the launcher is then in front, which no grant names;
    - `TAP`, `SCROLL`, `TEXT_INPUT` and `BACK` act in the app in front, target or not: `BACK`
      navigates, and a target-less `SCROLL` or `TEXT_INPUT` moves or types into, whatever app
-     is in front.
+     is in front;
+   - after a `BACK`, or a `TAP` on anything but a text field (it may follow a link, into any
+     app), the app in front is unknown until an `OPEN_APP` or a `HOME`.
    The plan's `package_name` must be granted, and so must the app every step acts in
    (`app_not_granted`; the launcher, or an empty `current_package`, never is); every step must
    act in the plan's `package_name` (`app_mismatch`): a plan acts in one app; no target may
-   name a node of a screen the plan has left (`stale_target`). Reported in that order. So from
+   name a node of a screen the plan has left (`stale_target`); no target-less `TEXT_INPUT` or
+   `SCROLL` may act while the app in front is unknown (`app_in_front_unknown`). Refused rather
+   than asked: the question "Type 'hello'?" cannot tell the user which app would receive it,
+   and a planner that means the field on screen can name it. Reported in that order. So from
    any screen a plan may go `HOME` or `OPEN_APP` a granted app, and only a plan that starts
    there (after any `HOME`) acts in another app than the one in front. A plan that acts in no
    app (only `HOME`) names a granted app or the app it leaves. These checks come last, so an
@@ -46,134 +59,39 @@ service's own (see `speech.py`), never the words of a planner that read the scre
 
 Independence from the planner: a step is destructive (a spoken confirmation before it runs)
 when the planner says so, and also
-- when its target node, or any node or line of text under the target, reads like a
-  consequential action (`DESTRUCTIVE_ENGLISH`, `DESTRUCTIVE_AMHARIC`): a "Delete account" label
-  on the child of a clickable row makes tapping the row destructive;
+- when what it acts on reads like a consequential act (`destructive`): for a TAP the clicked
+  node and everything under it (a "Delete account" label on the child of a clickable row makes
+  tapping the row, or the row's icon, destructive); for a TEXT_INPUT or SCROLL its target's
+  subtree;
+- when what a TAP acts on says only a generic answer ("OK", "Yes", "እሺ"): then what the
+  question it answers says (`consequence`: its container, or a dialog-like screen whole);
 - when it opens an app whose spoken name the service cannot tie to the package it opens
   (`names_package`): the phone must never open one app while the user hears another's name.
-This only ever upgrades a step, never downgrades the planner's `true`. Labels are compared on
-their confusables skeleton (`lookalikes`), so look-alike letters, invisible characters and
-combining marks cannot hide a word. English words match at the start of a word, so "Deleted
-items", "Payments" and "Sender" count too: a needless question is the safe side of a wrong
-guess. Amharic words match anywhere, because Amharic attaches object markers and clitics to the
-verb ("ላክለት" holds "ላክ"); the price is the odd false alarm ("ግዛት", region, holds "ግዛ").
+This only ever upgrades a step, never downgrades the planner's `true`. How words are read
+(look-alikes, invisible characters, word pieces, prefixes, Amharic) is `destructive`'s.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Collection
-from dataclasses import dataclass
-from typing import Any, TypeGuard
+from dataclasses import dataclass, field
+from typing import Any
 
-from anyascii import anyascii
-from rapidfuzz import fuzz
+from lisan.commands.consequence import is_field, what_it_says
+from lisan.commands.destructive import any_reads_destructive
+from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
+from lisan.screen.packages import is_package_name, names_package
+from lisan.screen.viewtree import Branch, ViewTree
 
-from lisan.commands.lookalikes import fold, folds
-from lisan.commands.viewtree import ViewNode, ViewTree
-
-ACTION_TYPES = frozenset({"TAP", "SCROLL", "TEXT_INPUT", "BACK", "HOME", "OPEN_APP"})
 MAX_STEPS = 20
-SCROLL_DIRECTIONS = frozenset({"up", "down", "left", "right"})
 DISABLED_TARGET_ACTIONS = frozenset({"TAP", "TEXT_INPUT"})
 
-PACKAGE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[.][A-Za-z][A-Za-z0-9_]*)+")
-PACKAGE_NAME_LENGTH = range(3, 256)
-
-# English, by what a reasonable person wants confirmed; a space also matches "-", "_" or none.
-DESTRUCTIVE_ENGLISH = (
-    # money
-    "pay", "buy", "purchase", "order", "checkout", "check out", "transfer", "withdraw", "sell",
-    "cash out", "donate", "top up", "recharge", "subscribe", "upgrade", "renew", "bid",
-    # deleting and clearing
-    "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "clear", "wipe",
-    "reset",
-    # sending, posting, forwarding
-    "send", "post", "publish", "share", "forward", "repost", "retweet", "tweet", "upload",
-    "broadcast", "submit",
-    # installing
-    "install", "uninstall",
-    # accepting and allowing
-    "accept", "allow", "agree", "grant", "permit", "approve", "authorize", "authorise", "confirm",
-    # blocking and reporting
-    "block", "report", "unfollow", "unfriend",
-    # the account
-    "deactivate", "close account", "close my account", "unsubscribe", "unlink", "leave",
-    "sign out", "sign off", "log out", "log off",
-    # calling
-    "call", "dial",
-)  # fmt: skip
-# Amharic: imperatives as Android apps label buttons (masculine, then the polite form), and a
-# few nouns buttons use; matched anywhere (see the module's docstring).
-DESTRUCTIVE_AMHARIC = (
-    # money
-    "ክፈል", "ይክፈሉ", "ክፍያ",  # pay, payment
-    "ግዛ", "ይግዙ", "ግዢ",  # buy, purchase
-    "እዘዝ", "ይዘዙ",  # order
-    "አስተላልፍ", "ያስተላልፉ",  # transfer, forward
-    "አውጣ", "ያውጡ",  # withdraw (take out)
-    "ሽጥ", "ይሽጡ",  # sell
-    "ለግስ", "ይለግሱ", "ልገሳ",  # donate, donation
-    "ሙላ", "ይሙሉ",  # top up (fill)
-    "ተመዝገብ", "ይመዝገቡ",  # subscribe, register
-    # deleting and clearing
-    "ሰርዝ", "ይሰርዙ",  # delete
-    "አጥፋ", "ያጥፉ",  # erase, delete
-    "ደምስስ", "ይደምስሱ",  # erase
-    "አስወግድ", "ያስወግዱ",  # remove
-    "አጽዳ", "ያጽዱ",  # clear
-    "ዳግም አስጀምር",  # reset
-    # sending, posting
-    "ላክ", "ይላኩ",  # send
-    "ለጥፍ", "ይለጥፉ",  # post (also paste)
-    "አትም", "ያትሙ",  # publish
-    "አጋራ", "ያጋሩ",  # share
-    "አስገባ", "ያስገቡ",  # submit
-    # installing
-    "ጫን", "ይጫኑ",  # install (also press)
-    "አራግፍ", "ያራግፉ",  # uninstall
-    # accepting and allowing
-    "ተቀበል", "ይቀበሉ",  # accept
-    "ፍቀድ", "ይፍቀዱ",  # allow
-    "እስማማለሁ", "ተስማማ", "ይስማሙ",  # agree
-    "አረጋግጥ", "ያረጋግጡ",  # confirm
-    # blocking and reporting
-    "አግድ", "ያግዱ",  # block
-    "ሪፖርት",  # report
-    # the account
-    "አቦዝን", "ያቦዝኑ",  # deactivate
-    "መለያ ዝጋ", "መለያውን ዝጋ",  # close account
-    "አቋርጥ", "ያቋርጡ",  # unsubscribe, discontinue
-    "ልቀቅ", "ይልቀቁ",  # leave (a group)
-    "ውጣ", "ይውጡ",  # sign out, leave
-    # calling
-    "ደውል", "ይደውሉ",  # call
-)  # fmt: skip
-
-
-def _phrase(words: str, joiner: str) -> str:
-    return joiner.join(re.escape(fold(word)) for word in words.split())
-
-
-# Both lists folded as labels are (`lookalikes.fold`), so each side reads as it looks. The
-# lookaheads let the engine skip a position before it tries a hundred alternatives there: a
-# 64 KiB screen is read in a few milliseconds.
-DESTRUCTIVE_WORDS = re.compile(
-    r"\b(?=[a-z])(?:"
-    + "|".join(_phrase(words, r"[\s_-]*") for words in DESTRUCTIVE_ENGLISH)
-    + r")|(?=[\u1200-\u137f])(?:"
-    + "|".join(_phrase(words, r"\s*") for words in DESTRUCTIVE_AMHARIC)
-    + ")"
-)
-
-# Package segments that name no app ("com", "android", ...): a spoken name is not tied by them.
-GENERIC_SEGMENTS = frozenset(
-    {"com", "org", "net", "io", "co", "et", "android", "app", "apps", "mobile", "www", "the"}
-)
-SAME_NAME = 80  # rapidfuzz ratio from which a spoken word names a package segment
-_APART = "\x00"  # keeps labels apart in one string: neither a word nor a space character
-_NAME_WORD = re.compile(r"[a-z0-9]+")
+# Which fields each action type defines (the contract's ActionStep, design.md for SCROLL's
+# direction): what the rules do not know does not reach the phone.
+TARGETED = frozenset({"TAP", "TEXT_INPUT", "SCROLL"})
+WITH_PAYLOAD = frozenset({"TEXT_INPUT", "OPEN_APP", "SCROLL"})
+# Steps that act wherever the phone is, with no node to pin them to a screen.
+TARGETLESS_ACTS = frozenset({"TEXT_INPUT", "SCROLL"})
 
 
 class PlanRejected(Exception):
@@ -190,6 +108,9 @@ class SafeStep:
     target_node_id: str | None
     payload: str | None
     is_destructive: bool
+    # For the rules only, never sent: after this step the app in front is unknown (a BACK, or
+    # a TAP that may follow a link).
+    leaves_app_unknown: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,45 +129,6 @@ class SafePlan:
 
     def first_destructive(self) -> SafeStep | None:
         return next((step for step in self.steps if step.is_destructive), None)
-
-
-def is_package_name(value: object) -> TypeGuard[str]:
-    return (
-        isinstance(value, str)
-        and len(value) in PACKAGE_NAME_LENGTH
-        and PACKAGE_NAME.fullmatch(value) is not None
-    )
-
-
-def reads_destructive(text: str | None) -> bool:
-    """Whether screen text names a consequential action, read as it looks (`lookalikes`)."""
-    if not text:
-        return False
-    return any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in folds(text))
-
-
-def names_package(spoken: str | None, package: str) -> bool:
-    """Whether an app's name as the user said it can be tied to `package` by the package's own
-    name: the whole name, or every word of it, is (nearly) one of the package's segments, after
-    transliteration to Latin letters ("ቴሌግራም" names org.telegram.messenger, "My Bank"
-    com.mybank.app, "Google Maps" com.google.android.apps.maps). The package itself names
-    itself. Nearly: within `SAME_NAME`, for spellings a transliteration or a transcript varies.
-
-    The user's `app` vocabulary terms are names without a package: they say that a name exists,
-    not which app it names, so they cannot vouch for one."""
-    if spoken is None:
-        return False
-    if spoken == package:
-        return True
-    words = [word for word in _name_words(spoken) if word not in GENERIC_SEGMENTS]
-    segments = [seg for seg in package.lower().split(".") if seg not in GENERIC_SEGMENTS]
-    if not words or not segments:
-        return False
-
-    def is_segment(word: str) -> bool:
-        return any(fuzz.ratio(word, segment) >= SAME_NAME for segment in segments)
-
-    return is_segment("".join(words)) or all(is_segment(word) for word in words)
 
 
 def required_packages(raw: Any, current_package: str) -> set[str]:
@@ -318,8 +200,18 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         raise PlanRejected("invalid_plan")
     if action_type == "SCROLL" and payload is not None and payload not in SCROLL_DIRECTIONS:
         raise PlanRejected("invalid_plan")
-    node = tree[target] if target is not None else None
-    if node is not None and action_type in DISABLED_TARGET_ACTIONS and "disabled" in node.flags:
+    # What the action type does not define is dropped: a TAP's payload never reaches the phone.
+    target = target if action_type in TARGETED else None
+    payload = payload if action_type in WITH_PAYLOAD else None
+    acted_on = tree.branch(target) if target is not None else None
+    if action_type == "TAP" and acted_on is not None:
+        acted_on = _clicked(acted_on, tree)
+    if (
+        acted_on is not None
+        and action_type in DISABLED_TARGET_ACTIONS
+        and acted_on.node is not None
+        and "disabled" in acted_on.node.flags
+    ):
         raise PlanRejected("target_disabled")
     return SafeStep(
         action_type=action_type,
@@ -327,17 +219,22 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         payload=payload,
         is_destructive=(
             planner_destructive
-            or (node is not None and _subtree_reads_destructive(node, tree))
+            or (acted_on is not None and any_reads_destructive(what_it_says(acted_on, tree)))
             or (action_type == "OPEN_APP" and not names_package(payload, package_name))
         ),
+        leaves_app_unknown=action_type == "BACK"
+        or (action_type == "TAP" and not is_field(acted_on)),
     )
 
 
-def _subtree_reads_destructive(node: ViewNode, tree: ViewTree) -> bool:
-    """The node's own text and description and everything under it, read in one pass: joined
-    by NUL, which no English or Amharic phrase of the lists can match across."""
-    texts = [node.text or "", node.desc or "", *tree.descendant_texts(node.node_id)]
-    return reads_destructive(_APART.join(texts))
+def _clicked(target: Branch, tree: ViewTree) -> Branch:
+    """The node a TAP on `target` acts on: the target, or the nearest clickable ancestor that
+    receives the click. A target that neither is nor sits inside a clickable node is refused:
+    nobody can say what a tap there does (`target_not_clickable`)."""
+    receiver = tree.receiver(target)
+    if receiver is None:
+        raise PlanRejected("target_not_clickable")
+    return receiver
 
 
 def _check_apps(
@@ -345,9 +242,9 @@ def _check_apps(
 ) -> None:
     """Rule 4 of the module's docstring: where each step acts, as the plan moves between apps."""
     # On the screen the phone sent, the app in front is `current_package`; "" is the launcher.
-    in_front, on_sent_screen = current_package, True
+    in_front, on_sent_screen, known = current_package, True, True
     acted_in: list[str] = []  # the app each step acts in, HOME steps left out
-    stale = False
+    stale = blind = False
     for step in steps:
         if step.target_node_id is not None:
             if on_sent_screen:
@@ -356,12 +253,16 @@ def _check_apps(
                 stale = True
         elif step.action_type not in {"HOME", "OPEN_APP"}:
             acted_in.append(in_front)
+            # Typed or scrolled into whatever app a BACK or a link left in front.
+            blind = blind or (not known and step.action_type in TARGETLESS_ACTS)
         if step.action_type == "HOME":
-            in_front, on_sent_screen = "", False
+            in_front, on_sent_screen, known = "", False, True
         elif step.action_type == "OPEN_APP":
             in_front = step.payload if is_package_name(step.payload) else package_name
             acted_in.append(in_front)
-            on_sent_screen = False
+            on_sent_screen, known = False, True
+        elif step.leaves_app_unknown:
+            known = False
     if package_name not in granted and (acted_in or package_name != current_package):
         raise PlanRejected("app_not_granted")
     if any(app not in granted for app in acted_in):  # "" (the launcher) never is
@@ -370,12 +271,7 @@ def _check_apps(
         raise PlanRejected("app_mismatch")
     if stale:
         raise PlanRejected("stale_target")
+    if blind:
+        raise PlanRejected("app_in_front_unknown")
     if not is_package_name(package_name):  # only a plan of HOME steps gets here with one
         raise PlanRejected("app_not_granted")
-
-
-def _name_words(name: str) -> list[str]:
-    """A spoken app name as lower-case Latin words: marks dropped, any script transliterated."""
-    decomposed = unicodedata.normalize("NFKD", name)
-    bare = "".join(char for char in decomposed if unicodedata.category(char) not in {"Mn", "Cf"})
-    return _NAME_WORD.findall(anyascii(bare).lower())

@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import Field, StringConstraints
 
-from lisan.core.schemas import NotNull, RequestModel, ResponseModel
-from lisan.users.models import Locale
+from lisan.core.locale import Locale
+from lisan.core.schemas import NotNull, ResponseModel, TolerantModel
 
 MIN_DURATION_MS = 400
 MAX_DURATION_MS = 15_000
@@ -20,12 +20,12 @@ class CommandStatus(StrEnum):
     CONFIRMATION_REQUIRED = "CONFIRMATION_REQUIRED"
 
 
-class ScreenContext(RequestModel):
+class ScreenContext(TolerantModel):
     current_package: Annotated[str, StringConstraints(max_length=255)]
     view_tree_summary: Annotated[str, StringConstraints(max_length=65_536)]
 
 
-class CommandRequest(RequestModel):
+class CommandRequest(TolerantModel):
     audio_base64: str
     duration_ms: Annotated[int, Field(ge=MIN_DURATION_MS, le=MAX_DURATION_MS)]
     language: Annotated[Locale | None, NotNull] = None

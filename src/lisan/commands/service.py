@@ -1,25 +1,36 @@
-"""POST /v1/commands as a whole: idempotency around the pipeline, and what a command leaves."""
+"""POST /v1/commands as a whole: the steps of `pipeline` in order, and what a command leaves.
+
+    claim -> gate -> keep_audio -> hear -> plan -> record (validate inside)
+
+A step that decides the answer (a refusal) skips the steps after it, up to `record`. A failure
+(a provider's 502/503/504, or anything else) gives the key back, so the same key may run again,
+and records what it can.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
+import logging
+import time
 import uuid
 from dataclasses import dataclass
 
+from sqlalchemy.exc import IntegrityError
+
 from lisan.billing import service as billing
-from lisan.commands import idempotency, pipeline
-from lisan.commands.pipeline import CommandRun
-from lisan.commands.schemas import CommandResponse
+from lisan.commands import idempotency, pipeline, validation
+from lisan.commands.pipeline import Command, Progress
 from lisan.core.database import Executor, transaction
-from lisan.core.errors import LisanError
+from lisan.core.http import answered_status
 from lisan.core.resources import Resources
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry import service as telemetry
+from lisan.users import service as users
+
+log = logging.getLogger(__name__)
 
 # How long past the provider timeouts a duplicate waits for the first request's answer.
 WAIT_MARGIN_S = 5.0
-
 
 BILL_NAMESPACE = uuid.UUID("6c1d3f0e-8a57-4c2e-9d55-1f0b7d2a9e41")
 
@@ -41,86 +52,100 @@ async def execute(
     provider: VoiceProvider,
     key: uuid.UUID,
     raw_body: bytes,
-    command: CommandRun,
+    command: Command,
 ) -> CommandAnswer:
     settings = resources.settings
-    bound = settings.transcribe_timeout_s + settings.plan_timeout_s + WAIT_MARGIN_S
-    claimed = await idempotency.claim(
-        resources.write_engine,
-        command.user_id,
-        key,
-        idempotency.body_hash(raw_body),
-        wait_s=bound,
-        lease_s=bound + WAIT_MARGIN_S,
-        then=lambda connection: pipeline.read_context(connection, command),
+    bound_s = settings.transcribe_timeout_s + settings.plan_timeout_s + WAIT_MARGIN_S
+    claimed = await pipeline.claim(
+        resources, command, key, idempotency.body_hash(raw_body), bound_s
     )
     if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
         return CommandAnswer(claimed.status, claimed.body, replayed=True)
-    if claimed.value.command_id_taken:
-        # A reused X-Request-ID: this command gets a fresh id of the server's, so the earlier
-        # command's event and audio stay as they were.
-        command = dataclasses.replace(command, command_id=uuid.uuid4())
-    owner = claimed.owner
+    command, context, owner = claimed.command, claimed.context, claimed.owner
+    progress = Progress()
     try:
-        outcome = await pipeline.run(resources, provider, command, claimed.value)
-        body = await _record(resources, key, owner, command, outcome)
-    except LisanError as exc:  # 502/503/504 are not final: the same key may run again
-        await asyncio.shield(_record_failure(resources, key, owner, command, exc.status_code))
-        raise
-    except BaseException:  # a failure or a cancelled request: not final either
-        await asyncio.shield(_record_failure(resources, key, owner, command, 500))
+        progress = await pipeline.gate(resources, command)
+        if progress.answer is None:
+            await pipeline.keep_audio(resources, command, context)
+            progress = await pipeline.hear(resources, provider, command, context, progress)
+        if progress.answer is None:
+            progress = await pipeline.plan(provider, command, context, progress)
+        body = await _record(resources, key, owner, command, progress)
+    except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
+        await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
     return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
 
 
 async def _record(
-    resources: Resources,
-    key: uuid.UUID,
-    owner: uuid.UUID,
-    command: CommandRun,
-    outcome: CommandResponse | pipeline.Planned,
+    resources: Resources, key: uuid.UUID, owner: uuid.UUID, command: Command, progress: Progress
 ) -> bytes:
     """One unit of work: the plan checked against the grants as they are now, then the event,
-    the bill and the response to replay. Returns the response's body."""
-    async with transaction(resources.write_engine) as connection:
-        if isinstance(outcome, pipeline.Planned):
-            response = await pipeline.validate(connection, command, outcome)
-        else:
-            response = outcome
-        body = response.to_json()
-        command.lap("total", command.started)
-        await telemetry.record_command(
-            connection,
-            command.command_id,
-            command.user_id,
-            response.status.value,
-            command.timings,
-        )
-        await _settle_bill(connection, command)
-        await idempotency.finish(connection, command.user_id, key, owner, 200, body)
+    the bill and the response to replay. Returns the response's body. An account removed while
+    the command ran is answered as a deleted account is (409), never 500."""
+    try:
+        async with transaction(resources.write_engine) as db:
+            since = time.perf_counter()
+            response = await validation.validate(db, command, progress)
+            if progress.answer is None:  # the rules ran (a decided command skips them)
+                progress = progress.lap("validate", since)
+            body = response.to_json()
+            progress = progress.lap("total", command.started)
+            await telemetry.record_command(
+                db,
+                command.command_id,
+                command.user_id,
+                response.status.value,
+                dict(progress.timings),
+            )
+            await _settle_bill(db, command, progress)
+            await idempotency.finish(db, command.user_id, key, owner, 200, body)
+    except IntegrityError:
+        if await _account_gone(resources, command):
+            raise users.AccountDeleted from None
+        raise
     return body
 
 
 async def _record_failure(
-    resources: Resources, key: uuid.UUID, owner: uuid.UUID, command: CommandRun, status_code: int
+    resources: Resources,
+    key: uuid.UUID,
+    owner: uuid.UUID,
+    command: Command,
+    progress: Progress,
+    failure: BaseException,
 ) -> None:
-    command.lap("total", command.started)
-    async with transaction(resources.write_engine) as connection:
-        await idempotency.release(connection, command.user_id, key, owner)
-        await telemetry.record_command(
-            connection,
-            command.command_id,
-            command.user_id,
-            f"ERROR_{status_code}",
-            command.timings,
-        )
-        if command.reserved:  # not final: the retry is billed when it completes
-            await billing.cancel_bill(connection, command.bill_id)
+    """Give the key back and record the failed command, if its account is still there to
+    record it under (a deletion may have removed it meanwhile: then there is nothing to keep)."""
+    status_code = answered_status(failure)
+    progress = progress.lap("total", command.started)
+    try:
+        async with transaction(resources.write_engine) as db:
+            await idempotency.release(db, command.user_id, key, owner)
+            await telemetry.record_command(
+                db,
+                command.command_id,
+                command.user_id,
+                f"ERROR_{status_code}",
+                dict(progress.timings),
+            )
+            if progress.reserved:  # not final: the retry is billed when it completes
+                await billing.cancel_bill(db, command.bill_id)
+    except IntegrityError:
+        if not await _account_gone(resources, command):
+            raise
+        log.info("command not recorded: its account was removed while it ran")
 
 
-async def _settle_bill(db: Executor, command: CommandRun) -> None:
+async def _account_gone(resources: Resources, command: Command) -> bool:
+    """Whether the command's account was removed, or its deletion began, while it ran."""
+    async with transaction(resources.write_engine) as db:
+        return not await users.hold_live_account(db, command.user_id)
+
+
+async def _settle_bill(db: Executor, command: Command, progress: Progress) -> None:
     """Bill a command that reached the provider once; give back a reservation that did not."""
-    if command.billed:
+    if progress.billed:
         await billing.record_billed_command(db, command.user_id, command.bill_id)
-    elif command.reserved:
+    elif progress.reserved:
         await billing.cancel_bill(db, command.bill_id)

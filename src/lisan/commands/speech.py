@@ -8,12 +8,12 @@ cannot speak to the user in the assistant's voice through it.
 
 What the question names comes from the phone's screen (a node's label) or from the planner (a
 payload): untrusted text, bounded and marked as a quotation. An app to open is named by the
-user's words only when they name its package (`safety.names_package`); otherwise by its package
-name, so the user hears which app will really open. Quoted text is never interpreted, and is
-cleaned so it cannot break the sentence: control characters become spaces, invisible format
-characters and quote marks (and their look-alikes, so a label cannot close our quote and speak
-as us) are dropped, runs of whitespace collapse, and anything past 40 characters is cut with an
-ellipsis.
+user's words only when they name its package (`screen.packages.names_package`); otherwise by its
+package name, so the user hears which app will really open. Quoted text is never interpreted,
+and is cleaned so it cannot break the sentence: control characters become spaces, invisible
+format characters and quote marks (and their look-alikes, so a label cannot close our quote and
+speak as us) are dropped, runs of whitespace collapse, and anything past 40 characters is cut
+with an ellipsis.
 
 Any language other than en-US is spoken in am-ET, the contract's default language.
 """
@@ -23,8 +23,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-from lisan.commands.safety import SafePlan, SafeStep, names_package
-from lisan.commands.viewtree import ViewNode, label
+from lisan.commands.safety import SafePlan, SafeStep
+from lisan.screen.packages import names_package
+from lisan.screen.viewtree import ViewNode, label
 
 ENGLISH = "en-US"
 MAX_QUOTED_CHARS = 40

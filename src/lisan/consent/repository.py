@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.consent.models import ConsentGrant
@@ -34,3 +35,21 @@ async def latest_decision(db: Executor, user_id: uuid.UUID, scope: str) -> bool 
     """Whether the latest decision on `scope` grants it; None when there is none."""
     result = await db.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()
+
+
+async def granting_among(
+    db: Executor, user_ids: Collection[uuid.UUID], scope: str
+) -> set[uuid.UUID]:
+    """Those of `user_ids` whose latest decision on `scope` grants it, in one query (each
+    user's latest row found on ix_consent_grants_user_scope)."""
+    if not user_ids:
+        return set()
+    latest = (
+        select(func.max(ConsentGrant.id))
+        .where(ConsentGrant.user_id.in_(user_ids), ConsentGrant.scope == scope)
+        .group_by(ConsentGrant.user_id)
+    )
+    granting = select(ConsentGrant.user_id).where(
+        ConsentGrant.id.in_(latest), ConsentGrant.granted.is_(True)
+    )
+    return set((await db.execute(granting)).scalars())

@@ -5,7 +5,7 @@ from typing import Annotated, Literal
 
 from pydantic import StringConstraints
 
-from lisan.core.schemas import RequestModel, ResponseModel
+from lisan.core.schemas import ResponseModel, StrictModel
 
 CONSENT_SCOPE_PATTERN = r"^[a-z0-9_.-]+$"
 CONSENT_SCOPE_MAX = 64
@@ -16,7 +16,7 @@ ConsentScope = Annotated[
 ]
 
 
-class ConsentGrantRequest(RequestModel):
+class ConsentGrantRequest(StrictModel):
     scope: ConsentScope
     granted: bool
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Collection
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -37,3 +38,11 @@ async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> Cons
 async def is_granted(db: Executor, user_id: uuid.UUID, scope: str) -> bool:
     """Whether the user's latest decision on `scope` grants it (no decision: not granted)."""
     return await repository.latest_decision(db, user_id, scope) is True
+
+
+async def granted_among(
+    db: Executor, user_ids: Collection[uuid.UUID], scope: str
+) -> set[uuid.UUID]:
+    """Those of `user_ids` whose latest decision on `scope` grants it: `is_granted` for many
+    users in one query (a user gone, or who never decided, is not among them)."""
+    return await repository.granting_among(db, user_ids, scope)

@@ -95,8 +95,13 @@ DATABASE_TIMEOUT_S = 5.0
 # (a lock wait, a slow plan) the statement ends cleanly and its connection stays in the pool;
 # only a server that does not answer at all reaches the client's bound.
 STATEMENT_TIMEOUT_S = DATABASE_TIMEOUT_S - 1.0
-# A query that waits this long for a database is treated as "database unavailable".
-CONNECT_TIMEOUT_S = DATABASE_TIMEOUT_S
+# A checkout (the wait for a pooled connection and, when the pool may grow, opening one) is
+# bounded at DATABASE_TIMEOUT_S in all, never one bound after the other: under a frozen server a
+# request waited 5 s for a slot that a timed-out statement freed, then 5 s more to open a
+# connection to the frozen server, and answered after 10 s. Opening a connection to a live
+# server takes milliseconds (a TLS handshake across a region, tens), so it gets the smaller part.
+CONNECT_TIMEOUT_S = 2.0
+POOL_WAIT_S = DATABASE_TIMEOUT_S - CONNECT_TIMEOUT_S
 
 
 def _sqlite_pragmas(dbapi_connection: DBAPIConnection, _record: ConnectionPoolEntry) -> None:
@@ -145,7 +150,7 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
     if "poolclass" not in kwargs:
         kwargs.setdefault("pool_size", 10)
         kwargs.setdefault("max_overflow", 10)
-        kwargs.setdefault("pool_timeout", DATABASE_TIMEOUT_S)
+        kwargs.setdefault("pool_timeout", POOL_WAIT_S)
     # No pool_pre_ping: it would cost every checkout a round trip, and a dead connection is
     # found by its first statement anyway (a 503, and the pool is recycled).
     engine = create_async_engine(database_url, connect_args=connect_args, **kwargs)
@@ -213,15 +218,29 @@ def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSessi
     return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
 
 
-async def database_is_reachable(engine: AsyncEngine, timeout_s: float = CONNECT_TIMEOUT_S) -> bool:
-    """True when a real query answers within the timeout."""
+async def database_is_reachable(engine: AsyncEngine, timeout_s: float = DATABASE_TIMEOUT_S) -> bool:
+    """True when a real query answers within the timeout. The answer comes at the timeout even
+    when the check does not: cancelling a check held by a frozen server would wait once more
+    while the connection is handed back, so the check is left to end by the driver's own
+    bounds (a checkout, then the statement) and only its answer is given up."""
+    check = asyncio.ensure_future(_select_one(engine))
+    check.add_done_callback(_consume_outcome)
     try:
-        async with asyncio.timeout(timeout_s):
-            async with engine.connect() as connection:
-                await connection.execute(text("SELECT 1"))
-        return True
+        await asyncio.wait_for(asyncio.shield(check), timeout_s)
     except Exception:
         return False
+    return True
+
+
+async def _select_one(engine: AsyncEngine) -> None:
+    async with engine.connect() as connection:
+        await connection.execute(text("SELECT 1"))
+
+
+def _consume_outcome(check: asyncio.Future[None]) -> None:
+    # A check given up on still ends; its failure is the answer already given, not a new one.
+    if not check.cancelled():
+        check.exception()
 
 
 @asynccontextmanager

@@ -43,6 +43,11 @@ COMMAND_PATH = "/v1/commands"
 # The defaults of LISAN_BODY_IDLE_TIMEOUT_S and LISAN_BODY_TIMEOUT_S.
 BODY_IDLE_TIMEOUT_S: float = Settings.model_fields["body_idle_timeout_s"].default
 BODY_TIMEOUT_S: float = Settings.model_fields["body_timeout_s"].default
+# An answer given before the body was read to its end closes the connection: what follows on it
+# is the rest of a body nobody reads, not a next request, and a client that held its body back
+# for `100 Continue` would otherwise wait. The server drops what the client still sends for the
+# body's time, then closes (lisan.core.server).
+ANSWERED_EARLY = {"Connection": "close"}
 CLIENT_CLOSED = 499  # the access log's status when the client left before its body was read
 
 access_log = logging.getLogger("lisan.access")
@@ -192,11 +197,9 @@ class RequestEdge:
             body = await _read_body(receive, limit, self.body_timeouts if has_body else None)
             await self.app(scope, _replay(body, receive), send_with_id)
         except _BodyTooLarge:
-            # The server drains the rest (bounded in time by lisan.core.server), so the client
-            # reads this answer rather than a reset connection.
-            await _send_error(send_with_id, PayloadTooLarge())
+            await _send_error(send_with_id, PayloadTooLarge(headers=ANSWERED_EARLY))
         except _BodyTimedOut:
-            await _send_error(send_with_id, RequestTimeout())
+            await _send_error(send_with_id, RequestTimeout(headers=ANSWERED_EARLY))
         except _ClientGone:
             status = CLIENT_CLOSED  # nobody to answer; not a server error
         except Exception:
@@ -205,17 +208,25 @@ class RequestEdge:
                 await _send_error(send_with_id, InternalError())
         finally:
             request_id_var.reset(token)
-            access_log.info(
-                "request",
-                extra={
-                    "request_id": state["request_id"],
-                    "method": scope["method"],
-                    "path": scope["path"],
-                    "status": status,
-                    "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-                    "client": (scope.get("client") or ("-",))[0],
-                },
-            )
+            client = (scope.get("client") or ("-",))[0]
+            log_access(state["request_id"], scope["method"], scope["path"], status, started, client)
+
+
+def log_access(
+    request_id: str, method: str, path: str, status: int, started: float, client: str
+) -> None:
+    """The access log's one line for a request (`started`: its `time.perf_counter()`)."""
+    access_log.info(
+        "request",
+        extra={
+            "request_id": request_id,
+            "method": method,
+            "path": path,
+            "status": status,
+            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
+            "client": client,
+        },
+    )
 
 
 async def _send_error(send: Send, error: LisanError) -> None:

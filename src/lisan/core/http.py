@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -98,33 +99,34 @@ def _methods_on_path(request: Request) -> list[str]:
     return sorted(methods)
 
 
-class _Outage:
-    """A database that cannot be reached fails every request: one warning when that starts,
-    then a count every OUTAGE_LOG_EVERY_S, never a line (or a traceback) per request. Quiet for
-    OUTAGE_LOG_EVERY_S, the next failure starts a new outage."""
+class _Episode:
+    """One kind of trouble that fails many requests at once is logged as an episode: one warning
+    when it starts, then a count every EPISODE_LOG_EVERY_S, never a line (or a traceback) per
+    request. Quiet for EPISODE_LOG_EVERY_S, the next failure starts a new episode."""
 
-    def __init__(self) -> None:
+    def __init__(self, started: str, ongoing: str) -> None:
+        self._started, self._ongoing = started, ongoing
         self._failures = 0
         self._last_log = -math.inf
-        self._last_failure = -math.inf
+        self.last_failure = -math.inf
 
     def failed(self, error: str) -> None:
         now = time.monotonic()
-        if now - self._last_failure > OUTAGE_LOG_EVERY_S:
+        if not self.ongoing(now):
             self._failures = 0
-            log.warning("database unavailable", extra={"error": error})
+            log.warning(self._started, extra={"error": error})
             self._last_log = now
         self._failures += 1
-        self._last_failure = now
-        if now - self._last_log > OUTAGE_LOG_EVERY_S:
-            log.warning(
-                "database still unavailable",
-                extra={"error": error, "failed_requests": self._failures},
-            )
+        self.last_failure = now
+        if now - self._last_log > EPISODE_LOG_EVERY_S:
+            log.warning(self._ongoing, extra={"error": error, "failed_requests": self._failures})
             self._last_log = now
 
+    def ongoing(self, now: float) -> bool:
+        return now - self.last_failure <= EPISODE_LOG_EVERY_S
 
-OUTAGE_LOG_EVERY_S = 30.0
+
+EPISODE_LOG_EVERY_S = 30.0
 
 # What a database that is down, locked, frozen or gone raises: refused or reset connections
 # (asyncpg raises them bare), a closed connection, a lock or statement timeout, a pool with no
@@ -136,13 +138,62 @@ DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
     ConnectionError,
     TimeoutError,
 )
+OVERLOADED = "the service is busy; try again shortly"
+OUTAGE = "the service is temporarily unavailable; try again shortly"
 
 
-async def _database_busy(request: Request, exc: Exception) -> Response:
-    # Nothing about the database leaks to the client.
-    outage: _Outage = request.app.state.database_outage
-    outage.failed(type(exc).__name__)
-    return error_response(ServiceUnavailable("the service is busy; try again shortly"))
+def answered_status(failure: BaseException) -> int:
+    """The status the handlers below answer `failure` with, for whoever records a failed
+    request (a command event's `ERROR_<status>`), so the record says what the client got. A
+    cancelled request (its client went away) was answered nothing: 499, nginx's "client closed
+    request"."""
+    if isinstance(failure, LisanError):
+        return failure.status_code
+    if isinstance(failure, DATABASE_UNAVAILABLE):
+        return ServiceUnavailable.status_code
+    if isinstance(failure, asyncio.CancelledError):
+        return CLIENT_CLOSED_REQUEST
+    return InternalError.status_code
+
+
+CLIENT_CLOSED_REQUEST = 499
+
+
+class DatabaseTrouble:
+    """Whether a request failed for want of the database because the database is unavailable (an
+    outage: refused, reset or closed connections, statements that time out) or because this
+    process is overloaded (every pooled connection stayed in use for the pool's whole wait, or
+    SQLite's write lock stayed held, while the database itself answers). Under a load that
+    saturates the process, requests queue for connections that other requests hold while they
+    wait for the event loop: PostgreSQL is idle, and calling that an outage sends the operator
+    to the wrong place. A pool wait that runs out during an outage is part of it."""
+
+    def __init__(self) -> None:
+        self.outage = _Episode("database unavailable", "database still unavailable")
+        self.overload = _Episode(
+            "service overloaded: no database connection free in time",
+            "service still overloaded",
+        )
+
+    def classify(self, failure: Exception) -> _Episode:
+        if _contention(failure) and not self.outage.ongoing(time.monotonic()):
+            return self.overload
+        return self.outage
+
+
+def _contention(failure: Exception) -> bool:
+    if isinstance(failure, PoolTimeout):
+        return True
+    return isinstance(failure, OperationalError) and "database is locked" in str(failure.orig)
+
+
+async def _database_trouble(request: Request, exc: Exception) -> Response:
+    # Nothing about the database leaks to the client; the answer says which trouble it is.
+    trouble: DatabaseTrouble = request.app.state.database_trouble
+    episode = trouble.classify(exc)
+    episode.failed(type(exc).__name__)
+    message = OVERLOADED if episode is trouble.overload else OUTAGE
+    return error_response(ServiceUnavailable(message))
 
 
 async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
@@ -153,10 +204,10 @@ async def _unexpected_error(_request: Request, _exc: Exception) -> Response:
 def install_error_handlers(app: FastAPI) -> None:
     """Every error the app can raise becomes exactly `{"error": "<safe message>"}`."""
     app.add_exception_handler(Exception, _unexpected_error)
-    # One outage record per app (a process serves one app; tests make many).
-    app.state.database_outage = _Outage()
+    # One record of database trouble per app (a process serves one app; tests make many).
+    app.state.database_trouble = DatabaseTrouble()
     for unavailable in DATABASE_UNAVAILABLE:
-        app.add_exception_handler(unavailable, _database_busy)
+        app.add_exception_handler(unavailable, _database_trouble)
     app.add_exception_handler(LisanError, _lisan_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)

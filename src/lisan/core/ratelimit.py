@@ -75,6 +75,7 @@ class RateLimiter:
             self._redis = SlidingWindowCounterRateLimiter(storage)
         self._redis_down_until = 0.0
         self._redis_failing = False
+        self._redis_failed_at = 0.0  # when the outage began
         self._probing = False  # one request is trying a Redis that was down
 
     @property
@@ -99,30 +100,35 @@ class RateLimiter:
         item = parse_limit(limit)
         redis = self._redis_to_try()
         if redis is not None:
+            asked = time.monotonic()
             try:
                 async with asyncio.timeout(REDIS_TIMEOUT_S):
                     await self._check(redis, item, key)
             except (StorageError, TimeoutError) as exc:
                 self._redis_down(exc)
             else:
-                self._redis_up()
+                self._redis_up(asked)
                 return
             finally:
                 self._probing = False
         await self._check(self._memory, item, key)
 
     def _redis_down(self, exc: Exception) -> None:
-        self._redis_down_until = time.monotonic() + REDIS_RETRY_AFTER_S
+        now = time.monotonic()
+        self._redis_down_until = now + REDIS_RETRY_AFTER_S
         if not self._redis_failing:  # once per outage, not once per request
             self._redis_failing = True
+            self._redis_failed_at = now
             cause = exc.storage_error if isinstance(exc, StorageError) else exc
             log.error(
                 "rate limit storage unavailable; limiting in memory",
                 extra={"error": type(cause).__name__},
             )
 
-    def _redis_up(self) -> None:
-        if self._redis_failing:
+    def _redis_up(self, asked: float) -> None:
+        # Only an answer to a call made since the outage began ends it: a call that was
+        # answered just before Redis died may return after a later call saw it fail.
+        if self._redis_failing and asked >= self._redis_failed_at:
             self._redis_failing = False
             log.warning("rate limit storage back; limiting in Redis")
 

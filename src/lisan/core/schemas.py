@@ -22,10 +22,10 @@ def _integral_numbers_as_ints(value: Any) -> Any:
     return value
 
 
-class RequestModel(BaseModel):
-    """A request body: strict JSON Schema semantics, no coercion, no extra properties."""
+class _RequestBody(BaseModel):
+    """What every request body shares: strict JSON Schema types, no coercion, frozen."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(strict=True, frozen=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -33,6 +33,19 @@ class RequestModel(BaseModel):
         # Strict validation refuses a float where an int is due; JSON Schema does not (a float
         # field still takes an int).
         return _integral_numbers_as_ints(data)
+
+
+class StrictModel(_RequestBody):
+    """A body the contract marks "no extra properties": an unknown field is a 400."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TolerantModel(_RequestBody):
+    """A body the phone extends over time: an unknown field (at any depth) is ignored, so an
+    older service accepts a newer phone during a staged roll-out. Known fields stay strict."""
+
+    model_config = ConfigDict(extra="ignore")
 
 
 class ResponseModel(BaseModel):

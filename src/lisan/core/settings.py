@@ -79,6 +79,11 @@ class Settings(BaseSettings):
     header_timeout_s: PositiveSeconds = 10.0
     body_idle_timeout_s: PositiveSeconds = 10.0
     body_timeout_s: PositiveSeconds = 60.0
+    # How long an idle keep-alive connection stays open (lisan.core.server). Longer than the
+    # proxy's own idle bound on its upstream connections (nginx: 60 s), so that the proxy, not
+    # Lisan, closes an idle one: otherwise the proxy may send a request on a connection Lisan is
+    # closing, and the phone gets a 502. Whole seconds, as uvicorn's and nginx's own.
+    keepalive_timeout_s: int = Field(default=75, ge=1, le=3600)
     alert_webhook_url: AnyHttpUrl | None = None
     log_level: LogLevel = LogLevel.INFO
     log_format: LogFormat = LogFormat.JSON

@@ -1,13 +1,14 @@
-"""Queries on deletion jobs. A claim takes one due job with a lease: on PostgreSQL with
-`FOR UPDATE SKIP LOCKED` (workers never wait on each other's job), on SQLite inside the
-write transaction, which already admits one writer at a time across processes."""
+"""Queries on deletion jobs. Whether a job (or an alert) is due is asked first with a plain
+read, so an idle worker never takes a lock; a claim then takes it in a write transaction: on
+PostgreSQL with `FOR UPDATE SKIP LOCKED` (workers never wait on each other's job), on SQLite
+inside the write transaction, which already admits one writer at a time across processes."""
 
 from __future__ import annotations
 
 import uuid
-from datetime import datetime, timedelta
+from datetime import datetime
 
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import dialect_name
@@ -30,27 +31,28 @@ async def by_id(session: AsyncSession, task_id: uuid.UUID) -> DeletionJob | None
     return await session.get(DeletionJob, task_id)
 
 
-async def claim_due(session: AsyncSession, now: datetime, lease: timedelta) -> DeletionJob | None:
-    """The oldest due job, leased to the caller and counted as one more attempt: queued or
-    retrying and past its `run_after`, or running under a lease that expired (its worker died)."""
-    due = or_(
+def _due(now: datetime) -> ColumnElement[bool]:
+    """Queued or retrying and past its `run_after`, or running under a lease that expired (its
+    worker died)."""
+    return or_(
         and_(
             DeletionJob.status.in_((JobStatus.QUEUED, JobStatus.RETRYING)),
             DeletionJob.run_after <= now,
         ),
         and_(DeletionJob.status == JobStatus.RUNNING, DeletionJob.lease_until < now),
     )
-    query = select(DeletionJob).where(due).order_by(DeletionJob.run_after).limit(1)
-    if dialect_name(session) == "postgresql":
-        query = query.with_for_update(skip_locked=True)
-    job = (await session.execute(query)).scalar_one_or_none()
-    if job is None:
-        return None
-    job.status = JobStatus.RUNNING
-    job.lease_until = now + lease
-    job.attempts += 1
-    await session.flush()
-    return job
+
+
+async def any_due(session: AsyncSession, now: datetime) -> bool:
+    """Whether a job looks due: a plain read, no lock."""
+    found = await session.execute(select(DeletionJob.id).where(_due(now)).limit(1))
+    return found.first() is not None
+
+
+async def next_due(session: AsyncSession, now: datetime) -> DeletionJob | None:
+    """The oldest due job, locked for the caller's write transaction."""
+    query = select(DeletionJob).where(_due(now)).order_by(DeletionJob.run_after).limit(1)
+    return (await session.execute(_skip_locked(session, query))).scalar_one_or_none()
 
 
 async def finish(
@@ -68,3 +70,48 @@ async def finish(
         .values(**values)
     )
     return bool(getattr(changed, "rowcount", 0))
+
+
+async def forget_user(session: AsyncSession, user_id: uuid.UUID) -> None:
+    """No job row names the user any more (a failed job of theirs included)."""
+    await session.execute(
+        update(DeletionJob)
+        .where(DeletionJob.user_id == user_id)
+        .values(user_id=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _alert_due(now: datetime) -> ColumnElement[bool]:
+    """Pending, and no sender holds it (none took it, or its sender's lease ran out)."""
+    return and_(
+        DeletionJob.alert_pending.is_(True),
+        or_(DeletionJob.lease_until.is_(None), DeletionJob.lease_until < now),
+    )
+
+
+async def any_alert_due(session: AsyncSession, now: datetime) -> bool:
+    """Whether an operator alert looks due: a plain read, no lock."""
+    found = await session.execute(select(DeletionJob.id).where(_alert_due(now)).limit(1))
+    return found.first() is not None
+
+
+async def next_alert_due(session: AsyncSession, now: datetime) -> DeletionJob | None:
+    """A job whose alert is due, locked for the caller's write transaction."""
+    query = select(DeletionJob).where(_alert_due(now)).limit(1)
+    return (await session.execute(_skip_locked(session, query))).scalar_one_or_none()
+
+
+async def alert_sent(session: AsyncSession, task_id: uuid.UUID) -> None:
+    await session.execute(
+        update(DeletionJob)
+        .where(DeletionJob.id == task_id)
+        .values(alert_pending=False, lease_until=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def _skip_locked(session: AsyncSession, query: Select[DeletionJob]) -> Select[DeletionJob]:
+    if dialect_name(session) == "postgresql":
+        return query.with_for_update(skip_locked=True)
+    return query

@@ -1,62 +1,53 @@
-"""The background worker: deletion jobs, and the purges that keep tables from growing forever.
+"""The background worker: a runner over deletion jobs, their operator alerts, and each
+domain's purge, so tables and folders do not grow forever.
 
 It runs inside `lisan serve` (unless LISAN_RUN_WORKER=false) and alone as `lisan worker`; any
-number may run at once, in any processes. A job is claimed with a lease (`repository`), so a
-worker that dies mid-job leaves it to be claimed again once the lease expires. Every step is
-safe to repeat: removing objects that are gone, deleting a row that is gone, and the outcome of
-an attempt is written only while that attempt still holds the job.
+number may run at once, in any processes. Each poll runs every due deletion job (deletion.jobs),
+then sends every due operator alert (deletion.alerts). Now and then it runs one batch of each
+purge task, each owned by its domain and reached through that domain's service: idempotency
+records past their 24 h (commands.retention), sessions past their expiry and grace
+(auth.service), and recordings nobody may keep (recordings.retention); while any batch comes
+back full, the next batch follows at once instead of after the pause.
 
-A job's steps: remove the user's storage objects, then delete the user row (every table that
-references it cascades) and mark the job completed, clearing its `user_id`. A failing step puts
-the job back as `retrying`, due after an exponential backoff with jitter (tenacity's
-`wait_exponential_jitter`, from LISAN_DELETION_BACKOFF_S); after LISAN_DELETION_MAX_ATTEMPTS it
-is `failed`, and an operator is alerted: a CRITICAL log, and a POST to LISAN_ALERT_WEBHOOK_URL
-when set (retried a few times with jitter by tenacity).
+The worker schedules and nothing more: what each task does, and the rules it keeps, live with
+its domain. With nothing due, a poll is plain reads on `read_sessions` (on SQLite a session of
+the read engine): an idle worker never takes the write lock.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
-from datetime import timedelta
-from pathlib import Path
 
-import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-from tenacity import (
-    AsyncRetrying,
-    RetryCallState,
-    Retrying,
-    stop_after_attempt,
-    wait_exponential_jitter,
-)
 
-from lisan.auth import repository as sessions
-from lisan.commands import repository as commands
-from lisan.commands.audio import audio_owners, remove_audio
-from lisan.consent import service as consent
+from lisan.auth import service as auth
+from lisan.commands import retention as commands
 from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
-from lisan.deletion import repository
-from lisan.deletion.models import JobStatus
-from lisan.users import service as users
+from lisan.deletion.alerts import Alerts
+from lisan.deletion.jobs import Jobs, step_bound_s
+from lisan.recordings.filework import FileWork
+from lisan.recordings.retention import RemoveRecordings, WithdrawnAudioSweep
+from lisan.recordings.store import remove_audio
 
 log = logging.getLogger(__name__)
 
 LEASE_S = 300.0  # a job's steps take well under a second; a lease this long means a dead worker
-MAX_BACKOFF_S = 3600.0
-PURGE_BATCH = 500  # rows (or folders) per purge statement: short transactions, small locks
+PURGE_BATCH = 500  # rows (or folders) per purge batch: short transactions, small locks
 PURGE_EVERY_S = 60.0
 POLL_S = 1.0
 MAX_FAULT_PAUSE_S = 30.0
-ALERT_TIMEOUT_S = 5.0
-ALERT_TRIES = 3
 
-RemoveObjects = Callable[[Path, str], None]  # (storage dir, user id); blocking
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """What one batch of a purge task did."""
+
+    removed: int  # rows deleted, or folders removed
+    more: bool  # there is more to do now (a full batch; a walk not at its end)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +55,15 @@ class Purged:
     idempotency_records: int
     sessions: int
     audio_folders: int
+    more: bool  # a batch came back full: there is more to purge now
+
+
+async def _one_batch(name: str, task: Callable[[], Awaitable[Batch]]) -> Batch:
+    try:
+        return await task()
+    except Exception as exc:  # logged; the next purge tries again
+        log.error("purge failed", extra={"task": name, "error": type(exc).__name__})
+        return Batch(0, more=False)
 
 
 class Worker:
@@ -72,171 +72,107 @@ class Worker:
         settings: Settings,
         sessions: async_sessionmaker[AsyncSession],
         *,
+        read_sessions: async_sessionmaker[AsyncSession] | None = None,
         lease_s: float = LEASE_S,
-        remove_objects: RemoveObjects = remove_audio,
+        remove_objects: RemoveRecordings = remove_audio,
+        purge_batch: int = PURGE_BATCH,
     ) -> None:
+        """`read_sessions`: where a poll asks whether anything is due (the resources'
+        `read_sessions`); without it, `sessions`, which on SQLite take the write lock."""
+        reads = read_sessions or sessions
         self._settings = settings
         self._sessions = sessions
-        self._lease = timedelta(seconds=lease_s)
-        self._remove_objects = remove_objects
-        self._backoff = wait_exponential_jitter(
-            multiplier=settings.deletion_backoff_s,
-            max=MAX_BACKOFF_S,
-            jitter=settings.deletion_backoff_s,
+        self._purge_batch = purge_batch
+        self._files = FileWork(step_bound_s(lease_s))
+        self._jobs = Jobs(
+            settings,
+            sessions,
+            reads,
+            lease_s=lease_s,
+            files=self._files,
+            remove_objects=remove_objects,
+        )
+        self._alerts = Alerts(settings, sessions, reads)
+        self._recordings = WithdrawnAudioSweep(
+            settings.storage_dir, reads, self._files, remove_objects
         )
 
     async def run_forever(
         self, poll_s: float = POLL_S, purge_every_s: float = PURGE_EVERY_S
     ) -> None:
-        """Until cancelled: every due job, then the purges now and then. A fault (the database
-        down) is logged and tried again at the next poll, never the end of the worker."""
+        """Until cancelled: every due job and alert, then the purges now and then. A fault (the
+        database down) is logged and tried again at the next poll, never the end of the worker."""
         loop = asyncio.get_running_loop()
         next_purge = loop.time()
         pause = poll_s
-        while True:
-            try:
-                await self.run_due()
-                if loop.time() >= next_purge:
-                    await self.purge()
-                    next_purge = loop.time() + purge_every_s
-                pause = poll_s
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # the worker outlives any one fault
-                log.error("worker cycle failed", extra={"error": type(exc).__name__})
-                pause = min(pause * 2, MAX_FAULT_PAUSE_S)  # a database that is down: less noise
-            await asyncio.sleep(pause)
+        try:
+            while True:
+                more = False
+                try:
+                    await self.run_due()
+                    if loop.time() >= next_purge:
+                        more = (await self.purge()).more
+                        next_purge = loop.time() + (0.0 if more else purge_every_s)
+                    pause = poll_s
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:  # the worker outlives any one fault
+                    log.error("worker cycle failed", extra={"error": type(exc).__name__})
+                    pause = min(pause * 2, MAX_FAULT_PAUSE_S)  # a database that is down: less noise
+                await asyncio.sleep(0 if more else pause)
+        finally:
+            self.close()
 
     async def run_due(self) -> int:
-        """Run every job that is due now; how many were run."""
+        """Run every job that is due now, then send every alert that is due; how many jobs."""
         count = 0
         while await self.run_one():
             count += 1
+        await self.send_alerts()
         return count
 
     async def run_one(self) -> bool:
         """Claim one due job and carry it out; False when none was due."""
-        async with unit_of_work(self._sessions) as session:
-            job = await repository.claim_due(session, utcnow(), self._lease)
-            if job is None:
-                return False
-            task_id, user_id, attempt = job.id, job.user_id, job.attempts
-        try:
-            await self._carry_out(task_id, user_id, attempt)
-        except Exception as exc:  # any failing step: a retry or a failure
-            await self._failed_attempt(task_id, attempt, exc)
-        return True
+        return await self._jobs.run_one()
 
-    async def _carry_out(self, task_id: uuid.UUID, user_id: uuid.UUID | None, attempt: int) -> None:
-        if user_id is not None:
-            await asyncio.to_thread(self._remove_objects, self._settings.storage_dir, str(user_id))
-        async with unit_of_work(self._sessions) as session:
-            if user_id is not None:
-                await users.remove_account(session, user_id)
-            done = await repository.finish(
-                session,
-                task_id,
-                attempt,
-                {
-                    "status": JobStatus.COMPLETED,
-                    "completed_at": utcnow(),
-                    "user_id": None,  # nothing about the user outlives them
-                    "lease_until": None,
-                    "last_error": None,
-                },
-            )
-            if not done:  # overtaken after our lease expired: the newer attempt decides
-                raise _Overtaken
-        log.info("deletion job completed", extra={"task_id": str(task_id), "attempt": attempt})
-
-    async def _failed_attempt(self, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
-        if isinstance(exc, _Overtaken):
-            return
-        error = f"{type(exc).__name__}: {exc}"[:200]
-        final = attempt >= self._settings.deletion_max_attempts
-        values: dict[str, object] = {"lease_until": None, "last_error": error}
-        if final:
-            values["status"] = JobStatus.FAILED
-        else:
-            values["status"] = JobStatus.RETRYING
-            values["run_after"] = utcnow() + timedelta(seconds=self.backoff_s(attempt))
-        async with unit_of_work(self._sessions) as session:
-            if not await repository.finish(session, task_id, attempt, values):
-                return
-        fields = {"task_id": str(task_id), "attempt": attempt, "error": type(exc).__name__}
-        if final:
-            await self._alert(task_id, attempt, error)
-        else:
-            log.warning("deletion job will be retried", extra=fields)
+    async def send_alerts(self) -> int:
+        """Send the operator alerts of failed jobs still to be sent; how many went out."""
+        return await self._alerts.send_due()
 
     def backoff_s(self, attempt: int) -> float:
         """Seconds before the next attempt after `attempt` failed: exponential, with jitter."""
-        state = RetryCallState(retry_object=Retrying(), fn=None, args=(), kwargs={})
-        state.attempt_number = attempt
-        return float(self._backoff(state))
-
-    async def _alert(self, task_id: uuid.UUID, attempts: int, error: str) -> None:
-        """The operator alert for a failed job: always a CRITICAL log; a webhook POST too."""
-        log.critical(
-            "deletion job failed: the user's data is not deleted",
-            extra={"task_id": str(task_id), "attempts": attempts, "error": error},
-        )
-        url = self._settings.alert_webhook_url
-        if url is None:
-            return
-        alert = {
-            "event": "deletion_job_failed",
-            "task_id": str(task_id),
-            "attempts": attempts,
-            "error": error,
-        }
-        try:
-            async with httpx.AsyncClient(timeout=ALERT_TIMEOUT_S) as client:
-                async for attempt in AsyncRetrying(
-                    stop=stop_after_attempt(ALERT_TRIES),
-                    wait=wait_exponential_jitter(multiplier=0.2, max=2.0),
-                    reraise=True,
-                ):
-                    with attempt:
-                        response = await client.post(str(url), json=alert)
-                        response.raise_for_status()
-        except httpx.HTTPError as exc:
-            log.error(
-                "operator alert could not be delivered",
-                extra={"task_id": str(task_id), "error": type(exc).__name__},
-            )
+        return self._jobs.backoff_s(attempt)
 
     async def purge(self) -> Purged:
-        """One batch of each purge. Safe from several workers at once."""
-        now = utcnow()
-        grace = timedelta(seconds=self._settings.refresh_grace_s)
-        async with unit_of_work(self._sessions) as session:
-            records = await commands.purge_expired_idempotency(session, now, PURGE_BATCH)
-        async with unit_of_work(self._sessions) as session:
-            expired = await sessions.purge_expired(session, now - grace, PURGE_BATCH)
-        folders = await self._purge_withdrawn_audio()
-        purged = Purged(records, expired, folders)
-        if records or expired or folders:
+        """One batch of each purge task, each on its own: one that fails (logged) keeps none of
+        the others from running. Safe from several workers at once."""
+        tasks: dict[str, Callable[[], Awaitable[Batch]]] = {
+            "idempotency_records": self._purge_idempotency_records,
+            "sessions": self._purge_sessions,
+            "audio_folders": self._purge_recordings,
+        }
+        done = {name: await _one_batch(name, task) for name, task in tasks.items()}
+        removed = {name: batch.removed for name, batch in done.items()}
+        purged = Purged(**removed, more=any(batch.more for batch in done.values()))
+        if any(removed.values()):
             log.info("purged", extra={"purged": asdict(purged)})
         return purged
 
-    async def _purge_withdrawn_audio(self) -> int:
-        """Recordings of users whose audio_retention consent is not (or no longer) granted."""
-        storage = self._settings.storage_dir
-        owners = await asyncio.to_thread(audio_owners, storage, PURGE_BATCH)
-        removed = 0
-        for owner in owners:
-            try:
-                user_id = uuid.UUID(owner)
-            except ValueError:
-                continue  # not a folder this service made
-            async with unit_of_work(self._sessions) as session:
-                kept = await consent.is_granted(session, user_id, consent.AUDIO_RETENTION)
-            if not kept:
-                await asyncio.to_thread(self._remove_objects, storage, owner)
-                removed += 1
-        return removed
+    async def _purge_idempotency_records(self) -> Batch:
+        async with unit_of_work(self._sessions) as session:
+            deleted = await commands.purge_expired_idempotency(session, self._purge_batch)
+        return Batch(deleted, deleted >= self._purge_batch)
 
+    async def _purge_sessions(self) -> Batch:
+        async with unit_of_work(self._sessions) as session:
+            deleted = await auth.purge_expired_sessions(session, self._settings, self._purge_batch)
+        return Batch(deleted, deleted >= self._purge_batch)
 
-class _Overtaken(Exception):
-    """This attempt's lease expired and another attempt took the job."""
+    async def _purge_recordings(self) -> Batch:
+        swept = await self._recordings.sweep(self._purge_batch)
+        return Batch(swept.removed, swept.more)
+
+    def close(self) -> None:
+        """Release what the worker holds: its walk over the recordings, its file thread."""
+        self._recordings.close()
+        self._files.close()

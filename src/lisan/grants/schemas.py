@@ -5,17 +5,15 @@ from typing import Annotated, Literal
 
 from pydantic import StringConstraints
 
-from lisan.core.schemas import RequestModel, ResponseModel
-
-# An Android application id.
-PACKAGE_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_]*([.][A-Za-z][A-Za-z0-9_]*)+$"
+from lisan.core.schemas import ResponseModel, TolerantModel
+from lisan.screen.packages import PACKAGE_NAME_PATTERN
 
 PackageName = Annotated[
     str, StringConstraints(min_length=3, max_length=255, pattern=PACKAGE_NAME_PATTERN)
 ]
 
 
-class AppGrantRequest(RequestModel):
+class AppGrantRequest(TolerantModel):
     package_name: PackageName
     granted: bool
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
-from lisan.users.models import Locale
 
 _AM_ET = {
     PhraseKey.ACK: "እሺ።",

@@ -5,10 +5,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Query, Request
 
 from lisan.core.http import JsonResponse, json_response
+from lisan.core.locale import Locale
 from lisan.core.ratelimit import hit_per_client_ip
 from lisan.core.resources import Resources
 from lisan.phrases import service
-from lisan.users.models import Locale
 
 router = APIRouter(tags=["phrases"])
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
+from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseCatalog, PhraseKey
-from lisan.users.models import Locale
 
 DEFAULT_LANGUAGE = Locale.AM_ET
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from lisan.users.models import Locale
+from lisan.core.locale import Locale
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,12 +17,17 @@ class Transcript:
 
 @dataclass(frozen=True, slots=True)
 class Screen:
-    """The phone's screen as a planner may see it: the app in front and its reduced view tree.
-    Only a granted app's screen is ever one: for any other, the planner gets None, and learns
-    only that the screen is hidden (the user never let that app's content go to a provider)."""
+    """The phone's screen as a provider may see it: the app in front and its reduced view tree.
+    A remote provider only ever gets a granted app's screen: for any other it gets None, and
+    learns only that the screen is hidden (the user never let that app's content go to a
+    provider). A provider that runs on this machine (`keeps_screens_local`) also gets an
+    ungranted app's screen, with `granted` False: nothing leaves the machine, and knowing the
+    labels lets it hear "tap send" on that screen and answer that the app is not granted,
+    rather than ask the user to repeat a command it could not have understood."""
 
     current_package: str
     view_tree: str
+    granted: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +73,10 @@ class ProviderBadAnswer(ProviderError):
 
 
 class VoiceProvider(Protocol):
+    # True for a provider that runs on this machine: an ungranted app's screen may reach it
+    # (`Screen.granted` False), since it never leaves the machine.
+    keeps_screens_local: bool
+
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         """16 kHz mono 16-bit PCM to text. `expected.vocabulary` biases recognition; it goes
         nowhere else (never to the planner, never to a log)."""

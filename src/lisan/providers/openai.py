@@ -19,7 +19,9 @@ from typing import Any
 import httpx
 import orjson
 
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
+from lisan.core.wav import wav_header
 from lisan.providers.base import (
     Expected,
     ProviderBadAnswer,
@@ -32,8 +34,6 @@ from lisan.providers.base import (
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.multipart import FilePart, form_data
 from lisan.providers.prompts import SYSTEM_PROMPT, user_message
-from lisan.providers.wav import wav_header
-from lisan.users.models import Locale
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,8 @@ _RESPONSE_FORMAT = {
 
 
 class OpenAIProvider:
+    keeps_screens_local = False  # a remote server: an ungranted app's screen never reaches it
+
     def __init__(self, settings: Settings, http: httpx.AsyncClient, breaker: ProviderBreaker):
         self._settings = settings
         self._http = http

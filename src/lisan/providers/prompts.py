@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
+from lisan.core.locale import Locale
 from lisan.providers.base import Screen
-from lisan.users.models import Locale
 
 SCREEN_BEGIN = "<<<BEGIN UNTRUSTED SCREEN>>>"
 SCREEN_END = "<<<END UNTRUSTED SCREEN>>>"

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from lisan.core.schemas import NotNull, RequestModel, ResponseModel
+from lisan.core.schemas import NotNull, ResponseModel, StrictModel
 
 # The contract sets no upper bound; the database columns do (a PostgreSQL integer). Past it a
 # value is refused rather than left to jam the writer.
@@ -28,7 +28,7 @@ class CommandOutcome(StrEnum):
     CANCELLED = "cancelled"
 
 
-class TelemetryEvent(RequestModel):
+class TelemetryEvent(StrictModel):
     request_id: Annotated[uuid.UUID | None, NotNull] = None
     outcome: CommandOutcome
     duration_ms: Milliseconds

@@ -17,11 +17,6 @@ class AccountStatus(StrEnum):
     DELETED = "deleted"  # deletion requested and in progress
 
 
-class Locale(StrEnum):
-    AM_ET = "am-ET"
-    EN_US = "en-US"
-
-
 class User(Base):
     """One account per app installation (no person-level sign-up)."""
 

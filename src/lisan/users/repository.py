@@ -9,6 +9,7 @@ from sqlalchemy import ColumnElement, FromClause, Select, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
+from lisan.core.database import Executor
 from lisan.users.models import User
 
 
@@ -45,6 +46,14 @@ def with_account(
         User.speech_rate.label("account_speech_rate"),
         User.wake_word.label("account_wake_word"),
     )
+
+
+async def status_held(db: Executor, user_id: uuid.UUID) -> str | None:
+    """The account's status with its row share-locked until the caller's transaction ends
+    (PostgreSQL FOR SHARE; on SQLite the write transaction already admits one writer). None
+    when the row is gone."""
+    statement = select(User.status).where(User.id == user_id).with_for_update(read=True)
+    return (await db.execute(statement)).scalar_one_or_none()
 
 
 async def set_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:

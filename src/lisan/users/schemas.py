@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import uuid
 
+from lisan.core.locale import Locale
 from lisan.core.schemas import ResponseModel
-from lisan.users.models import Locale
 
 
 class Preferences(ResponseModel):

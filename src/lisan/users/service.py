@@ -8,11 +8,13 @@ from dataclasses import dataclass
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
+from lisan.core.locale import Locale
 from lisan.core.types import utcnow
 from lisan.users import repository
-from lisan.users.models import AccountStatus, Locale, User
+from lisan.users.models import AccountStatus, User
 from lisan.users.schemas import CurrentUserView, Preferences
 
 # Percent of the phone's normal speaking rate.
@@ -105,6 +107,15 @@ def current_user_view(
         locale=Locale(locale),
         preferences=Preferences(speech_rate=speech_rate, wake_word=wake_word),
     )
+
+
+async def hold_live_account(db: Executor, user_id: uuid.UUID) -> bool:
+    """Whether the account exists and no deletion has begun, held as it is until the caller's
+    transaction ends: a deletion request (which changes the status) and a deletion job (which
+    removes the row) wait for it. For work that must not outlive the account, such as keeping
+    a recording."""
+    status = await repository.status_held(db, user_id)
+    return status is not None and AccountStatus(status) is not AccountStatus.DELETED
 
 
 async def mark_deleted(session: AsyncSession, user_id: uuid.UUID) -> None:

@@ -14,7 +14,7 @@ from typing import Annotated, Self
 
 from pydantic import AfterValidator, model_validator
 
-from lisan.core.schemas import NotNull, RequestModel, ResponseModel
+from lisan.core.schemas import NotNull, ResponseModel, StrictModel
 
 TERM_MAX_CHARS = 64
 
@@ -49,12 +49,12 @@ def term_key(term: str) -> str:
 Term = Annotated[str, AfterValidator(clean_term)]
 
 
-class TermCreate(RequestModel):
+class TermCreate(StrictModel):
     term: Term
     kind: VocabularyKind
 
 
-class TermUpdate(RequestModel):
+class TermUpdate(StrictModel):
     term: Annotated[Term | None, NotNull] = None
     kind: Annotated[VocabularyKind | None, NotNull] = None
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from lisan.users.models import Locale
+from lisan.core.locale import Locale
 
 REFERENCE_FRAMES = 200  # 2 s at the decoder's 100 frames a second
 

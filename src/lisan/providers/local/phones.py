@@ -7,8 +7,9 @@ Ethiopian names written in Latin letters are ("a-be-be"). Amharic words, in Ge'e
 from espeak-ng's Amharic voice: ejectives become their plain stops, ɨ is IH, ə is AH, glottal
 stops and gemination are dropped.
 
-espeak-ng runs once per batch of unknown words (a line each), and every result is cached for the
-process's life: a screen's labels cost a process start the first time, nothing after.
+espeak-ng runs once per batch of unknown words (a line each), and its results are kept in a
+bounded cache (the `CACHED_READINGS` most recently used): a screen's labels cost a process start
+the first time, nothing after, and a decoder process never holds more than that many words.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
+from cachetools import LRUCache
 from pocketsphinx import get_model_path
 
 MODEL_DIR = Path(get_model_path()) / "en-us"
@@ -29,6 +31,15 @@ ESPEAK_TIMEOUT_S = 5.0
 
 # espeak-ng voices: en-US English, a phonetic reading of Latin letters, Amharic.
 ENGLISH, PHONETIC, AMHARIC = "en-us", "sw", "am"
+# (word, voice) readings kept per process: a few thousand words, far more than a screen holds.
+CACHED_READINGS = 8192
+
+# The acoustic model's 39 phones.
+MODEL_PHONES = (
+    "AA", "AE", "AH", "AO", "AW", "AY", "B", "CH", "D", "DH", "EH", "ER", "EY", "F", "G", "HH",
+    "IH", "IY", "JH", "K", "L", "M", "N", "NG", "OW", "OY", "P", "R", "S", "SH", "T", "TH", "UH",
+    "UW", "V", "W", "Y", "Z", "ZH",
+)  # fmt: skip
 
 # IPA (as espeak-ng writes it) to the model's phones, longest first.
 _IPA = {
@@ -75,10 +86,10 @@ def cmudict() -> dict[str, list[str]]:
 
 
 class Pronouncer:
-    """Pronunciations per (word, voice), cached for the life of the (worker) process."""
+    """Pronunciations per (word, voice), the `maxsize` most recently used kept."""
 
-    def __init__(self) -> None:
-        self._cache: dict[tuple[str, str], str] = {}
+    def __init__(self, maxsize: int = CACHED_READINGS) -> None:
+        self.cache: LRUCache[tuple[str, str], str] = LRUCache(maxsize)
 
     def english(
         self, words: Iterable[str], *, names: bool = False, phonetic: bool = False
@@ -106,12 +117,19 @@ class Pronouncer:
         return {word: [spoken[word]] if spoken.get(word) else [] for word in words}
 
     def _espeak(self, words: list[str], voice: str) -> dict[str, str]:
-        missing = [w for w in words if (w, voice) not in self._cache]
-        if missing:
+        result: dict[str, str] = {}
+        missing: list[str] = []
+        for word in words:
+            cached = self.cache.get((word, voice))
+            if cached is None:
+                missing.append(word)
+            else:
+                result[word] = cached
+        if missing:  # read from what espeak-ng said: a batch may outgrow the cache
             found = _run_espeak(missing, voice)
             for word in missing:
-                self._cache[(word, voice)] = found.get(word, "")
-        return {word: self._cache[(word, voice)] for word in words}
+                result[word] = self.cache[(word, voice)] = found.get(word, "")
+        return result
 
 
 def _run_espeak(words: list[str], voice: str) -> dict[str, str]:

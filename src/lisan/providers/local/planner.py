@@ -4,9 +4,15 @@ safety rules (`lisan.commands.safety`) as any planner's: nothing here is trusted
 
 - The verb picks the action (English verb first, Amharic verb last): open an app, tap a label,
   call a name, send, scroll, go back, go home; "type ..." and "send ..." are dictation.
-- A spoken label is matched to the screen's nodes with rapidfuzz (users say "send it", "the
-  send button"), preferring nodes the action fits (clickable for a tap, editable for typing).
-  Two nodes that fit about equally well are a question: the plan names the best one and asks.
+- A spoken label, or a fixed verb's word ("send it" is a "send" button, ሰርዝ a ሰርዝ one), names
+  a node when it is a whole word, or run of whole words, of the node's label, both folded by
+  `core.text` (look-alike letters, invisible characters, camelCase): "send" names "Send" and
+  "Send message", never "Unsend" or "Sent". A label that equals what was said beats one that
+  holds it among other words; nodes the action fits (clickable for a tap) win a tie.
+- Anything less certain is a question, never an act: the plan names its best guess and asks
+  (`needs_confirmation`, so the answer is CONFIRMATION_REQUIRED) when the only nodes left merely
+  look like what was said (rapidfuzz, "Delegate" for "delete"), or when two nodes with
+  different labels fit equally well.
 - An app is matched to the granted packages by the rule the safety module checks
   (`names_package`).
 - What cannot be matched is answered honestly with no steps and a reason
@@ -21,18 +27,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz
-
-from lisan.commands.safety import SCROLL_DIRECTIONS, is_package_name, names_package
-from lisan.commands.viewtree import ViewNode, ViewTree, label
+from lisan.core.locale import Locale
 from lisan.providers.base import Screen
-from lisan.providers.local import grammar as g
-from lisan.users.models import Locale
-
-SAME_LABEL = 70  # rapidfuzz WRatio from which a spoken label names a node
-AMBIGUOUS_WITHIN = 5  # a second node this close to the best makes the plan a question
-SEND_LABELS = ("send", "ላክ")
-DELETE_LABELS = ("delete", "ሰርዝ")
+from lisan.providers.local import vocabulary as v
+from lisan.providers.local.labels import find
+from lisan.screen.actions import SCROLL_DIRECTIONS
+from lisan.screen.packages import is_package_name, names_package
+from lisan.screen.viewtree import ViewTree
 
 Plan = dict[str, Any]
 
@@ -56,7 +57,7 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
         return _open(intent, apps, current)
     if intent.action == "home":
         return _plan(current, {"action_type": "HOME"})
-    if screen is None:  # every other action acts on a screen the planner may not see
+    if screen is None or not screen.granted:  # every other action acts on that screen
         return _declined(current, "app_not_granted")
     tree = ViewTree(screen.view_tree)
     if intent.action == "back":
@@ -71,27 +72,26 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     if intent.action == "send" and intent.words:
         return _type(intent, tree, current, then_send=True)
     spoken = {
-        "send": SEND_LABELS,
-        "delete": DELETE_LABELS,
+        "send": v.SEND_LABELS,
+        "delete": v.DELETE_LABELS,
     }.get(intent.action, (" ".join(intent.words),))
-    found = _find(tree, spoken, prefer="clickable")
+    found = find(tree, spoken, prefer="clickable")
     if found is None:
         return _declined(current, "target_not_on_screen")
-    node, ambiguous = found
-    step: dict[str, Any] = {"action_type": "TAP", "target_node_id": node.node_id}
+    step: dict[str, Any] = {"action_type": "TAP", "target_node_id": found.node.node_id}
     if intent.action == "call":
         step["is_destructive"] = True  # a call cannot be taken back
-    return _plan(current, step, needs_confirmation=ambiguous)
+    return _plan(current, step, needs_confirmation=not found.certain)
 
 
 def _english(words: tuple[str, ...]) -> Intent | None:
     if not words:
         return None
     head, rest = words[0], _content(words[1:])
-    verbs = g.ENGLISH_VERBS
-    if words in {("go", "back"), ("back",)}:
+    verbs = v.ENGLISH_VERBS
+    if words in v.ENGLISH_BACK:
         return Intent("back")
-    if words[:2] == ("go", "home") or words[:2] == ("go", "to"):
+    if words in v.ENGLISH_HOME:
         return Intent("home")
     if head in verbs["open"] and rest:
         return Intent("open", rest)
@@ -102,7 +102,7 @@ def _english(words: tuple[str, ...]) -> Intent | None:
     if head == "scroll":
         direction = next((w for w in words[1:] if w in SCROLL_DIRECTIONS), None)
         return Intent("scroll", direction=direction)
-    if head in g.DICTATION_VERBS - {"send"} and len(words) > 1:
+    if head in v.DICTATION_VERBS - {"send"} and len(words) > 1:
         return Intent("type", words[1:])
     if head == "send":
         text = words[1:]
@@ -113,31 +113,31 @@ def _english(words: tuple[str, ...]) -> Intent | None:
 def _amharic(words: tuple[str, ...]) -> Intent | None:
     if not words:
         return None
-    verb, rest = words[-1], tuple(w for w in words[:-1] if w not in {g.AMHARIC_OBJECT})
-    if words == (g.AMHARIC_BACK,):
+    verb, rest = words[-1], tuple(w for w in words[:-1] if w not in {v.AMHARIC_OBJECT})
+    if words == (v.AMHARIC_BACK,):
         return Intent("back")
-    if words[0] == g.AMHARIC_TOWARDS and len(words) > 1:
-        if words[1] in {g.AMHARIC_UP, g.AMHARIC_DOWN}:
-            return Intent("scroll", direction="up" if words[1] == g.AMHARIC_UP else "down")
-        if words[1] == g.AMHARIC_HOME[0]:
+    if words[0] == v.AMHARIC_TOWARDS and len(words) > 1:
+        if words[1] in {v.AMHARIC_UP, v.AMHARIC_DOWN}:
+            return Intent("scroll", direction="up" if words[1] == v.AMHARIC_UP else "down")
+        if words[1] == v.AMHARIC_HOME[0]:
             return Intent("home")
-    if words == (g.AMHARIC_SEND,):
+    if words == (v.AMHARIC_SEND,):
         return Intent("send")
-    if words == (g.AMHARIC_DELETE,):
+    if words == (v.AMHARIC_DELETE,):
         return Intent("delete")
-    if words == (g.AMHARIC_WRITE,):
+    if words == (v.AMHARIC_WRITE,):
         return Intent("dictate")
-    if verb == g.AMHARIC_OPEN and rest:
+    if verb == v.AMHARIC_OPEN and rest:
         return Intent("open", rest)
-    if verb in g.AMHARIC_TAP and rest:
+    if verb in v.AMHARIC_TAP and rest:
         return Intent("tap", rest)
-    if verb == g.AMHARIC_CALL and rest:
-        return Intent("call", tuple(w for w in rest if w != g.AMHARIC_TO))
+    if verb == v.AMHARIC_CALL and rest:
+        return Intent("call", tuple(w for w in rest if w != v.AMHARIC_TO))
     return None
 
 
 def _content(words: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(w for w in words if w not in g.ENGLISH_FILLERS)
+    return tuple(w for w in words if w not in v.ENGLISH_FILLERS)
 
 
 def _open(intent: Intent, apps: Sequence[str], current: str) -> Plan:
@@ -156,34 +156,13 @@ def _type(intent: Intent, tree: ViewTree, current: str, *, then_send: bool) -> P
     steps = [{"action_type": "TEXT_INPUT", "target_node_id": field.node_id,
               "payload": " ".join(intent.words), "is_destructive": True}]  # fmt: skip
     if then_send:
-        found = _find(tree, SEND_LABELS, prefer="clickable")
-        if found is None:
+        found = find(tree, v.SEND_LABELS, prefer="clickable")
+        # The question reads back the text, not the button: a send button only like "send"
+        # ("Unsend", "Sent") would be tapped unasked.
+        if found is None or not found.certain:
             return _declined(current, "target_not_on_screen")
-        steps.append({"action_type": "TAP", "target_node_id": found[0].node_id})
-    return _plan(current, *steps)
-
-
-def _find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> tuple[ViewNode, bool] | None:
-    """The node whose label best matches any of the spoken forms, and whether another node
-    matches about as well (ambiguous). Nodes with the `prefer` flag win a tie."""
-    scored: list[tuple[float, ViewNode]] = []
-    for node in tree.values():
-        shown = label(node)
-        if shown is None or "disabled" in node.flags:
-            continue
-        text = " ".join(g.amharic_words(shown)) or shown.lower()
-        score = max(fuzz.WRatio(form, text) for form in spoken)
-        if score >= SAME_LABEL:
-            scored.append((score + (1 if prefer in node.flags else 0), node))
-    if not scored:
-        return None
-    scored.sort(key=lambda pair: pair[0], reverse=True)
-    best_score, best = scored[0]
-    ambiguous = any(
-        score >= best_score - AMBIGUOUS_WITHIN and label(node) != label(best)
-        for score, node in scored[1:]
-    )
-    return best, ambiguous
+        steps.append({"action_type": "TAP", "target_node_id": found.node.node_id})
+    return _plan(current, *steps)  # asked anyway: the typed text is read back
 
 
 def _plan(package: str, *steps: dict[str, Any], needs_confirmation: bool = False) -> Plan:

@@ -1,10 +1,11 @@
 """LISAN_PROVIDER=local (the default): speech to a plan on this machine, with no network.
 
-The transcriber listens with a closed grammar built for the request (`grammar`) in a bounded
-pool of pocketsphinx decoders (`recognizer`); its confidence compares the grammar's path with a
-free phone loop (`confidence`), so the pipeline's confidence gate REPROMPTs speech the grammar
-was forced onto. The planner is deterministic (`planner`). What it covers: README,
-"The offline provider".
+The transcriber listens with a closed grammar built for the request (`grammar`, from the
+command words of `vocabulary`) in a bounded pool of pocketsphinx decoders (`pool`, each a
+`recognizer`); its confidence compares the grammar's path with a free phone loop
+(`confidence`), so the pipeline's confidence gate REPROMPTs speech the grammar was forced onto.
+The planner is deterministic (`planner`, naming nodes by whole words: `labels`). What it
+covers: README, "The offline provider".
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import (
     Expected,
@@ -24,8 +26,8 @@ from lisan.providers.base import (
     Transcript,
 )
 from lisan.providers.local import planner
-from lisan.providers.local.recognizer import DecoderPool, Heard, PoolFull, Request
-from lisan.users.models import Locale
+from lisan.providers.local.pool import DecoderPool, PoolFull, Request
+from lisan.providers.local.recognizer import Heard
 
 QUEUE_PER_WORKER = 8  # decodes that may wait per worker process before a 503
 BUSY = "the offline speech recogniser is busy; try again shortly"
@@ -33,6 +35,8 @@ BUSY_RETRY_AFTER_S = 1
 
 
 class LocalProvider:
+    keeps_screens_local = True  # nothing leaves this machine
+
     def __init__(self, settings: Settings, *, workers: int | None = None) -> None:
         self._settings = settings
         count = workers or max(1, os.cpu_count() or 1)

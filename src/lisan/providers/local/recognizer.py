@@ -1,12 +1,6 @@
-"""pocketsphinx decoding, off the event loop: one decoder per worker process, reused, never
-shared.
-
-A decoder costs about 60 MB and 0.15 s to create, is not thread-safe, and holds the GIL while
-it decodes (a decode in a thread stalled the event loop for its whole 55 ms, measured): each
-worker process of `DecoderPool` makes its own on first use and keeps it. Requests wait for a
-worker in a bounded queue; a full queue is refused at once (`PoolFull`, a 503 with
-`Retry-After`), so a burst of slow decodes never stalls the event loop or piles up without
-bound.
+"""pocketsphinx decoding: one decoder per worker process of the pool (`pool`), reused, never
+shared. A decoder costs about 60 MB and 0.15 s to create, is not thread-safe, and holds the GIL
+while it decodes.
 
 One decode:
 1. the request's closed grammar (`grammar`), with `bestpath` off; a hypothesis the grammar does
@@ -16,28 +10,29 @@ One decode:
    sequence can score. The grammar's acoustic score against it (`confidence.Evidence`)
    separates in-grammar speech from speech the grammar was forced onto (the decoder's own
    posterior does not: it is about 0.1 for right and wrong alike);
-3. in English, when the grammar heard a dictation verb ("type", "send", "write") followed by
-   sounds no command explains, a free-word pass with pocketsphinx's English language model
-   over the audio after the verb. It is weak, so it carries no confidence score, and the
-   pipeline reads it back before anything runs.
+3. in English on a screen with a text field, only when the command grammar heard nothing it
+   trusts: a dictation search of its own (a dictation verb, "type", "send", "write", then any
+   sounds), kept only when the verb scores about as well as the phone loop over its frames,
+   then a free-word pass with pocketsphinx's English language model over the audio after the
+   verb. It is weak, so it carries no confidence score, and the pipeline reads it back before
+   anything runs. Inside the command grammar the dictation branch cost about 6 points of the
+   English commands ("tap X" heard as "type ...").
 """
 
 from __future__ import annotations
 
-import asyncio
 import math
-import multiprocessing
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+import os
 from dataclasses import dataclass
 
+from cachetools import LRUCache
 from pocketsphinx import Decoder, set_loglevel
 
-from lisan.providers.base import Expected
+from lisan.core.locale import Locale
 from lisan.providers.local.confidence import Evidence, confidence
-from lisan.providers.local.grammar import Grammar, build, dictation_verb, is_garbage
-from lisan.providers.local.phones import CMUDICT, MODEL_DIR, Pronouncer
-from lisan.users.models import Locale
+from lisan.providers.local.coverage import forced_onto_longer_speech
+from lisan.providers.local.grammar import Grammar, dictation_verb, is_garbage
+from lisan.providers.local.phones import CMUDICT, MODEL_DIR
 
 set_loglevel("FATAL")  # pocketsphinx reports a grammar miss on stderr; we read its result
 
@@ -56,10 +51,21 @@ CMN_START = "43.21,4.39,-6.05,0.03,-6.54,-2.08,-2.05,-1.64,0.49,-0.80,-1.29,-0.0
 VERB_GAP_MIN = -0.0035
 # Segments of a hypothesis that are no word: silence, the sentence's ends, noise and fillers.
 NOT_WORDS = ("<", "[", "+", "(NULL)")
-
-
-class PoolFull(Exception):
-    """Every decoder is busy and the queue is full."""
+# Words whose readings this decoder is known to hold, kept for the most recently used: one
+# forgotten is looked up in the decoder again (a few microseconds), never added twice.
+CHECKED_WORDS = 8192
+# pocketsphinx's word insertion penalty (its default 0.65), read when a search is added, so each
+# language's searches get their own. The English garbage loop is a word per phone: a lower
+# penalty charges it by how long the speech lasts, where its prior alone is fixed per utterance
+# and slow or higher voices fell into it. English 0.3 (bench/README.md, "Fourth pass"): commands
+# 79.1% -> 82.7%, real voices 79.8/72.1% -> 83.1/76.7% by pitch band, no more non-command speech
+# acted on; at 0.1 "call kebede" was heard as "click abebe" (another contact). Amharic stays at
+# 0.65: lower, more of its non-command sentences were ACCEPTED. `LISAN_BENCH_ENGLISH_WIP` moves
+# the English one for a measurement.
+WORD_INSERTION_PENALTY = {
+    Locale.EN_US: float(os.environ.get("LISAN_BENCH_ENGLISH_WIP", "0.3")),
+    Locale.AM_ET: 0.65,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +83,9 @@ class Heard:
 class Recognizer:
     """One decoder: one per worker process, which alone uses it."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, checked_words: int = CHECKED_WORDS, options: dict[str, str] | None = None
+    ) -> None:
         # Every decode starts its feature state afresh (`_decode`), from the same cepstral mean:
         # each recording is judged on its own. The decoder carries its noise and cepstral-mean
         # estimates from one recording to the next, so an answer depended on what that worker
@@ -91,51 +99,77 @@ class Recognizer:
             bestpath=False,
             cmninit=CMN_START,
             loglevel="FATAL",
+            **(options or {}),  # the benches measure one setting at a time
         )
         self._decoder.add_allphone_file(PHONES, str(PHONE_LM))
-        self._checked: dict[str, list[str]] = {}  # words whose readings are in the dictionary
+        # The readings in the decoder's dictionary, most recently used first.
+        self.checked: LRUCache[str, list[str]] = LRUCache(checked_words)
+        self.added_words = 0  # entries added to the decoder's dictionary, which never shrinks
         self._words_lm = False
 
-    def hear(self, pcm: bytes, grammar: Grammar, language: Locale, request: Request) -> Heard:
-        heard = self._hear_command(pcm, grammar, language, dictation=request.dictation)
-        refused = not heard.text or (heard.confidence or 0.0) < request.refuse_below
+    def hear(
+        self, pcm: bytes, grammar: Grammar, language: Locale, dictation: bool, refuse_below: float
+    ) -> Heard:
+        """What the speech says in `grammar`. `dictation`: listen for English dictation;
+        `refuse_below`: the confidence gate's threshold, under which Amharic speech is checked
+        for a dictation to decline."""
+        self._phones: list[tuple[str, int, int, float]] = []
+        heard = self._hear_command(pcm, grammar, language)
+        refused = not heard.text or (heard.confidence or 0.0) < refuse_below
+        if dictation and grammar.dictation is not None and refused:
+            return self._dictation(pcm, grammar.dictation) or heard
         if grammar.unsupported_dictation is not None and refused:
             return self._unsupported_dictation(pcm, grammar.unsupported_dictation) or heard
         return heard
 
     def _unsupported_dictation(self, pcm: bytes, jsgf: str) -> Heard | None:
         """Amharic dictation, heard only to be declined: the verb alone, as a dictated text."""
-        self._decoder.add_jsgf_string(DICTATION, jsgf)
+        self._add_search(DICTATION, jsgf, Locale.AM_ET)
         text = self._decode(DICTATION, pcm)
         if text and self._decoder.get_fsg(DICTATION).accept(text):
             return Heard(text.split()[-1], None, dictated=True)
         return None
 
-    def _hear_command(
-        self, pcm: bytes, grammar: Grammar, language: Locale, *, dictation: bool
-    ) -> Heard:
+    def _dictation(self, pcm: bytes, jsgf: str) -> Heard | None:
+        """English dictation: the verb then sounds, the verb heard about as well as the phone
+        loop hears its frames ("tap" and "type" differ by one vowel)."""
+        self._add_search(DICTATION, jsgf, Locale.EN_US)
+        text = self._decode(DICTATION, pcm)
+        verb = dictation_verb(text) if self._decoder.get_fsg(DICTATION).accept(text) else None
+        if verb is None:
+            return None
+        typed = self._segments()
+        phones = self._phones or self._phone_pass(pcm)
+        first, last, score = next((s, e, a) for word, s, e, a in typed if word == verb)
+        if (score - _span_score(phones, first, last)) / (last - first + 1) < VERB_GAP_MIN:
+            return None
+        return self.dictate(verb, pcm[(last + 1) * BYTES_PER_FRAME :])
+
+    def _phone_pass(self, pcm: bytes) -> list[tuple[str, int, int, float]]:
+        self._decode(PHONES, pcm)
+        self._phones = self._segments()
+        return self._phones
+
+    def _hear_command(self, pcm: bytes, grammar: Grammar, language: Locale) -> Heard:
         self._add_words(grammar.pronunciations)
         decoder = self._decoder
-        decoder.add_jsgf_string(COMMAND, grammar.jsgf)
+        self._add_search(COMMAND, grammar.jsgf, language)
         text = self._decode(COMMAND, pcm)
         if not text or not decoder.get_fsg(COMMAND).accept(text):
             return Heard("", 0.0)
         command = self._segments()
-        verb = dictation_verb(text) if dictation else None
-        if is_garbage(text) and verb is None:
+        if is_garbage(text):
             return Heard("", 0.0)
-        self._decode(PHONES, pcm)
-        phones = self._segments()
+        phones = self._phone_pass(pcm)
         if not phones:
             return Heard("", 0.0)
-        if verb is not None:
-            first, last, score = next((s, e, a) for word, s, e, a in command if word == verb)
-            # "tap" and "type" differ by one vowel: the verb must be heard about as well as
-            # the phone loop hears those frames.
-            if (score - _span_score(phones, first, last)) / (last - first + 1) < VERB_GAP_MIN:
-                return Heard("", 0.0)
-            return self.dictate(verb, pcm[(last + 1) * BYTES_PER_FRAME :])
         words = [(start, end) for word, start, end, _ in command if not word.startswith(NOT_WORDS)]
+        if language is Locale.AM_ET and forced_onto_longer_speech(
+            [(w, s, e) for w, s, e, _ in command if not w.startswith(NOT_WORDS)],
+            [(p, s, e) for p, s, e, _ in phones if not p.startswith(NOT_WORDS)],
+            decoder.lookup_word,
+        ):
+            return Heard("", 0.0)
         evidence = Evidence(
             gap=sum(score for *_, score in command) - sum(score for *_, score in phones),
             frames=decoder.n_frames(),
@@ -152,6 +186,10 @@ class Recognizer:
         if not words:
             return Heard("", 0.0)
         return Heard(" ".join([verb, *words]), None, dictated=True)
+
+    def _add_search(self, name: str, jsgf: str, language: Locale) -> None:
+        self._decoder.config["wip"] = WORD_INSERTION_PENALTY[language]
+        self._decoder.add_jsgf_string(name, jsgf)
 
     def _decode(self, search: str, pcm: bytes) -> str:
         """The text one search hears in the whole recording ("" for nothing)."""
@@ -180,9 +218,9 @@ class Recognizer:
         decoder = self._decoder
         entries: list[tuple[str, str]] = []
         for word, readings in pronunciations.items():
-            if self._checked.get(word) == readings:
+            if self.checked.get(word) == readings:
                 continue
-            self._checked[word] = readings
+            self.checked[word] = readings
             known: list[str] = []
             while (phones := decoder.lookup_word(_variant(word, len(known) + 1))) is not None:
                 known.append(phones)
@@ -192,6 +230,11 @@ class Recognizer:
                     entries.append((_variant(word, len(known)), phones))
         for index, (name, phones) in enumerate(entries):
             decoder.add_word(name, phones, update=index == len(entries) - 1)
+        self.added_words += len(entries)
+
+    def knows(self, word: str) -> bool:
+        """Whether the decoder's dictionary holds `word` (cmudict's own words included)."""
+        return self._decoder.lookup_word(word) is not None
 
 
 _SMALLEST = 1e-300  # a score so low it underflowed
@@ -210,70 +253,3 @@ def _span_score(segments: list[tuple[str, int, int, float]], start: int, end: in
 
 def _variant(word: str, number: int) -> str:
     return word if number == 1 else f"{word}({number})"
-
-
-class DecoderPool:
-    """`workers` processes, each with its own Recognizer (pocketsphinx holds the GIL while it
-    decodes, so a thread would stall the event loop for the whole decode); at most `queue`
-    requests wait. The grammar is built in the worker too: pronouncing a new word runs
-    espeak-ng, and its cache lives there."""
-
-    def __init__(self, workers: int, queue: int) -> None:
-        self._workers = workers
-        self._capacity = workers + queue
-        self._in_flight = 0
-        self._executor = self._new_executor()
-
-    def _new_executor(self) -> ProcessPoolExecutor:
-        # spawn, not fork: the server process has threads and an event loop a fork would copy.
-        context = multiprocessing.get_context("spawn")
-        return ProcessPoolExecutor(max_workers=self._workers, mp_context=context)
-
-    async def hear(self, pcm: bytes, request: Request) -> Heard:
-        """Decode in a worker; PoolFull at once when `workers + queue` decodes are in flight.
-        A cancelled wait leaves its decode to finish in the worker, still counted."""
-        if self._in_flight >= self._capacity:
-            raise PoolFull(f"{self._capacity} decodes running or waiting")
-        self._in_flight += 1
-        loop = asyncio.get_running_loop()
-        try:
-            future = loop.run_in_executor(self._executor, hear_in_worker, pcm, request)
-        except BrokenProcessPool:
-            self._in_flight -= 1
-            self._executor = self._new_executor()
-            raise
-        future.add_done_callback(self._done)
-        try:
-            return await asyncio.shield(future)
-        except BrokenProcessPool:  # a worker died (killed, out of memory): start afresh
-            self._executor = self._new_executor()
-            raise
-
-    def _done(self, _: asyncio.Future[Heard]) -> None:
-        self._in_flight -= 1
-
-    def close(self) -> None:
-        self._executor.shutdown(wait=False, cancel_futures=True)
-
-
-@dataclass(frozen=True, slots=True)
-class Request:
-    """What a worker needs besides the audio (sent to it pickled)."""
-
-    expected: Expected
-    language: Locale
-    dictation: bool
-    refuse_below: float  # the confidence gate's threshold (LISAN_CONFIDENCE_THRESHOLD)
-
-
-_worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
-
-
-def hear_in_worker(pcm: bytes, request: Request) -> Heard:
-    """One decode, in a worker process (or, for the accuracy bench, in its own)."""
-    global _worker
-    if _worker is None:
-        _worker = (Recognizer(), Pronouncer())
-    recognizer, pronouncer = _worker
-    grammar = build(request.expected, request.language, pronouncer)
-    return recognizer.hear(pcm, grammar, request.language, request)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.viewtree import FLAGS, ViewNode, ViewTree, label, parse_view_tree
+from lisan.screen.viewtree import FLAGS, ViewNode, ViewTree, label, parse_view_tree
 
 DESIGN_EXAMPLE = """\
 [n1] FrameLayout
@@ -216,13 +216,18 @@ def _large_tree() -> str:
     return "\n".join(lines)[:65536]
 
 
-def test_a_full_size_tree_parses_fast() -> None:
+# Not a benchmark (those live in bench/): a bound far above a linear parse (about 10 ms here,
+# 20 ms on a loaded machine) and far below a parse that backtracks, which takes seconds.
+LINEAR_BOUND_S = 0.25
+
+
+def test_a_full_size_tree_parses_in_linear_time() -> None:
     summary = _large_tree()
     assert 60000 < len(summary) <= 65536
     parse_view_tree(summary)  # warm up
     best = min(_timed(summary) for _ in range(5))
     assert len(parse_view_tree(summary)) >= 1500
-    assert best < 0.020, f"{best * 1000:.1f} ms"
+    assert best < LINEAR_BOUND_S, f"{best * 1000:.1f} ms"
 
 
 @pytest.mark.parametrize(
@@ -239,7 +244,7 @@ def test_a_full_size_tree_parses_fast() -> None:
     ],
 )
 def test_pathological_lines_parse_in_linear_time(line: str) -> None:
-    assert _timed(line) < 0.020
+    assert _timed(line) < LINEAR_BOUND_S
 
 
 def test_a_pathological_line_does_not_hide_the_nodes_around_it() -> None:

@@ -27,6 +27,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 FLAGS = frozenset({"clickable", "scrollable", "editable", "checked", "selected", "disabled"})
+TAKES_CLICKS = frozenset({"clickable", "editable"})
 
 # A quoted string is anything but a quote or backslash, or a backslash and the character it
 # escapes: the two alternatives never overlap, and every repeat is possessive (`*+`, `++`, `?+`),
@@ -72,10 +73,21 @@ def parse_view_tree(summary: str) -> dict[str, ViewNode]:
 
 
 @dataclass(frozen=True, slots=True)
-class _Found:
-    node: ViewNode
-    end: int  # where its line ends in the summary: its descendants follow
+class Branch:
+    """A line of the tree and everything indented under it. `node` is None for a line that is
+    not a node: text still on the screen, and an ancestor of what is indented under it."""
+
+    node: ViewNode | None
+    line: str  # the line, stripped
+    start: int  # where its line starts in the summary
+    end: int  # where its line ends: its descendants follow
     indent: int  # its line's leading spaces: a descendant's line has more
+
+    def texts(self) -> list[str]:
+        """What the line itself shows: a node's text and description, else the line."""
+        if self.node is None:
+            return [self.line]
+        return [value for value in (self.node.text, self.node.desc) if value]
 
 
 class ViewTree(Mapping[str, ViewNode]):
@@ -86,12 +98,12 @@ class ViewTree(Mapping[str, ViewNode]):
 
     def __init__(self, summary: str) -> None:
         self._summary = summary
-        self._found: dict[str, _Found | None] = {}
+        self._found: dict[str, Branch | None] = {}
         self._all: dict[str, ViewNode] | None = None
 
     def __getitem__(self, node_id: str) -> ViewNode:
         found = self._find(node_id)
-        if found is None:
+        if found is None or found.node is None:  # a found branch always has its node
             raise KeyError(node_id)
         return found.node
 
@@ -101,18 +113,59 @@ class ViewTree(Mapping[str, ViewNode]):
     def __len__(self) -> int:
         return len(self._parsed())
 
+    def branch(self, node_id: str) -> Branch | None:
+        """The node's line and what is under it; None for an id that names no node."""
+        return self._find(node_id)
+
     def descendant_texts(self, node_id: str) -> list[str]:
-        """What the node's subtree shows: the text and description of every node indented under
-        it, and any line there that is not a node, as it stands (a label the parse cannot read
-        is still on the screen). Empty for an id that names no node."""
+        """What the node's subtree shows under it: the text and description of every node
+        indented under it, and any line there that is not a node, as it stands (a label the
+        parse cannot read is still on the screen). Empty for an id that names no node."""
         found = self._find(node_id)
-        if found is None:
-            return []
+        return [] if found is None else self._texts_under(found)
+
+    def texts(self, branch: Branch) -> list[str]:
+        """What a branch shows: its own line's texts and everything under it."""
+        return branch.texts() + self._texts_under(branch)
+
+    def all_texts(self) -> list[str]:
+        """Everything the screen shows: every node's text and description, and every line that
+        is not a node, in order."""
         texts: list[str] = []
-        for line in _lines_from(self._summary, found.end + 1):
+        for line in self._summary.split("\n"):
+            if line.strip():
+                texts += _branch(line, 0, 0).texts()
+        return texts
+
+    def ancestors(self, branch: Branch) -> list[Branch]:
+        """The lines `branch` is indented under, nearest first: each is less indented than the
+        one below it. A line that is not a node counts: it holds what is under it."""
+        found: list[Branch] = []
+        summary, indent, start = self._summary, branch.indent, branch.start
+        while indent > 0 and start > 0:
+            end = start - 1  # the line break before the line at `start`
+            start = summary.rfind("\n", 0, end) + 1
+            line = summary[start:end]
+            if line.strip() and _indent(line) < indent:
+                indent = _indent(line)
+                found.append(_branch(line, start, end))
+        return found
+
+    def receiver(self, branch: Branch) -> Branch | None:
+        """The branch that receives a click on `branch`: itself when it takes clicks, else its
+        nearest ancestor that does (Android hands a click to the nearest clickable ancestor);
+        None when neither it nor any ancestor does. A text field takes a click: it focuses."""
+        for candidate in (branch, *self.ancestors(branch)):
+            if candidate.node is not None and candidate.node.flags & TAKES_CLICKS:
+                return candidate
+        return None
+
+    def _texts_under(self, branch: Branch) -> list[str]:
+        texts: list[str] = []
+        for line in _lines_from(self._summary, branch.end + 1):
             if not line.strip():
                 continue
-            if _indent(line) <= found.indent:
+            if _indent(line) <= branch.indent:
                 break
             node = _parse_line(line)
             if node is None:
@@ -126,15 +179,15 @@ class ViewTree(Mapping[str, ViewNode]):
             self._all = parse_view_tree(self._summary)
         return self._all
 
-    def _find(self, node_id: str) -> _Found | None:
+    def _find(self, node_id: str) -> Branch | None:
         if node_id not in self._found:
             self._found[node_id] = self._only_node(node_id)
         return self._found[node_id]
 
-    def _only_node(self, node_id: str) -> _Found | None:
+    def _only_node(self, node_id: str) -> Branch | None:
         """The one node line with this id; None when there is none, or more than one."""
         summary, needle = self._summary, f"[{node_id}]"
-        found: _Found | None = None
+        found: Branch | None = None
         at = summary.find(needle)
         while at != -1:
             start = summary.rfind("\n", 0, at) + 1
@@ -145,9 +198,13 @@ class ViewTree(Mapping[str, ViewNode]):
             if node is not None and node.node_id == node_id:
                 if found is not None:
                     return None
-                found = _Found(node, end, _indent(line))
+                found = Branch(node, line.strip(), start, end, _indent(line))
             at = summary.find(needle, end)
         return found
+
+
+def _branch(line: str, start: int, end: int) -> Branch:
+    return Branch(_parse_line(line), line.strip(), start, end, _indent(line))
 
 
 def _lines_from(summary: str, start: int) -> Iterator[str]:

@@ -1,0 +1,97 @@
+"""Which node of the screen a spoken label names: whole words, not letters.
+
+What was said ("send", "family group", "ሰርዝ") and each node's label are read through
+`core.text` (`fold` and `folds`: look-alike letters, invisible characters and marks dropped,
+punctuation a separator, camelCase split), then compared word by word:
+
+1. exact: the label's words are what was said ("Send" for "send");
+2. whole words: what was said is a run of whole words of the label ("Send message" for "send",
+   "Family group" for "family");
+3. look-alike: neither, but each word said is close in letters to one of the label's
+   (rapidfuzz's ratio, on average at least `LOOK_ALIKE_FROM`): "Unsend", "Sent" or "Resend"
+   for "send", "Delegate" for "delete". Never certain: a word that holds the spoken one, or
+   differs by a letter, is often another act (unsend, delegate).
+
+The best node is the one in the highest class (then, among look-alikes, the closest; then one
+with the action's flag, clickable for a tap). It is `certain` only when it is exact or whole
+words and no node with another label competes: none in the same class and, for a whole-words
+match, no look-alike within `NEAR_FROM` ("contact" is in "Add contact" but looks like
+"Search contacts": the decoder may have missed an "s"). The planner asks the user about
+anything else, and acts on nothing it is not sure of.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+from lisan.core.text import fold, folds
+from lisan.screen.viewtree import ViewNode, ViewTree, label
+
+EXACT, WHOLE_WORDS, LOOK_ALIKE = 3, 2, 1
+LOOK_ALIKE_FROM = 70  # closeness (0 to 100) from which a label looks like what was said
+NEAR_FROM = 85  # a look-alike this close makes a whole-words match uncertain
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    node: ViewNode
+    certain: bool  # exact or whole words, and no node with another label competes
+
+
+def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
+    """The enabled node whose label best matches any of the spoken forms (see the module's
+    docstring); None when none matches even in letters."""
+    forms = [words for words in (tuple(fold(form).split()) for form in spoken) if words]
+    scored: list[tuple[tuple[int, float, bool], ViewNode, str]] = []
+    for node in tree.values():
+        shown = label(node)
+        if shown is None or "disabled" in node.flags or not forms:
+            continue
+        match, closeness = _match(forms, shown)
+        if match:
+            scored.append(((match, closeness, prefer in node.flags), node, shown))
+    if not scored:
+        return None
+    scored.sort(key=lambda entry: entry[0], reverse=True)
+    (best_class, *_), best, best_label = scored[0]
+    rivals = [key for key, _, shown in scored[1:] if fold(shown) != fold(best_label)]
+    competed = any(
+        match == best_class or (best_class == WHOLE_WORDS and closeness >= NEAR_FROM)
+        for match, closeness, _ in rivals
+    )
+    return Found(best, certain=best_class >= WHOLE_WORDS and not competed)
+
+
+def _match(forms: list[tuple[str, ...]], shown: str) -> tuple[int, float]:
+    """How a label matches the best of the spoken forms: its class, and how close it is in
+    letters (0 to 100); (0, 0) for no match."""
+    readings = [tuple(reading.split()) for reading in folds(shown)]
+    best = (0, 0.0)
+    for words in forms:
+        for reading in readings:
+            if reading == words:
+                return EXACT, 100.0
+            if _holds(reading, words):
+                best = max(best, (WHOLE_WORDS, 100.0))
+            closeness = _closeness(words, reading)
+            if closeness >= LOOK_ALIKE_FROM:
+                best = max(best, (LOOK_ALIKE, closeness))
+    return best
+
+
+def _closeness(words: tuple[str, ...], reading: tuple[str, ...]) -> float:
+    """How close a label's words are in letters to the words said: each word said against the
+    label's closest word, on average, or the two run together ("log out", "Logout")."""
+    if not reading:
+        return 0.0
+    per_word = sum(max(fuzz.ratio(word, shown) for shown in reading) for word in words)
+    return max(per_word / len(words), fuzz.ratio("".join(words), "".join(reading)))
+
+
+def _holds(reading: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Whether `words` is a run of whole words of `reading`."""
+    size = len(words)
+    return any(reading[i : i + size] == words for i in range(len(reading) - size + 1))

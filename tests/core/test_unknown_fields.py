@@ -1,0 +1,148 @@
+"""Unknown fields, through the routes: strict about types, open or closed as the contract says.
+
+Only the bodies the contract marks "no extra properties" (consent grant, vocabulary create and
+update, telemetry event) refuse a field they do not know; device registration, app grant and
+command request (its screen context included) ignore it, so an older service accepts a newer
+phone during a staged roll-out (design.md). openapi.yaml says the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+from lisan.auth.schemas import DeviceRegistration
+from lisan.commands.schemas import CommandRequest, ScreenContext
+from lisan.consent.schemas import ConsentGrantRequest
+from lisan.core.schemas import StrictModel, TolerantModel
+from lisan.core.settings import Settings
+from lisan.grants.schemas import AppGrantRequest
+from lisan.telemetry.schemas import TelemetryEvent
+from lisan.vocabulary.schemas import TermCreate, TermUpdate
+from tests.commands.support import TELEGRAM, command_app, command_body, ready_device, send
+from tests.contract import assert_matches_contract, contract
+from tests.factories import new_install_id, register
+from tests.fakes.openai_server import FakeOpenAI
+
+# What a newer phone might send: a plain field, and one holding an object of its own.
+NEWER: dict[str, Any] = {
+    "client_version": "2.0.1",
+    "capabilities": {"haptics": True, "levels": [1, 2]},
+}
+
+CLOSED: dict[str, type[BaseModel]] = {
+    "ConsentGrantRequest": ConsentGrantRequest,
+    "VocabularyTermCreate": TermCreate,
+    "VocabularyTermUpdate": TermUpdate,
+    "TelemetryEvent": TelemetryEvent,
+}
+OPEN: dict[str, type[BaseModel]] = {
+    "DeviceRegistration": DeviceRegistration,
+    "AppGrantRequest": AppGrantRequest,
+    "CommandRequest": CommandRequest,
+    "ScreenContext": ScreenContext,
+}
+
+
+def test_the_models_and_the_contract_agree_on_which_bodies_are_closed() -> None:
+    schemas = contract()["components"]["schemas"]
+    for name, model in CLOSED.items():
+        assert issubclass(model, StrictModel), name
+        assert schemas[name].get("additionalProperties") is False, name
+    for name, model in OPEN.items():
+        assert issubclass(model, TolerantModel), name
+        assert schemas[name].get("additionalProperties", True) is not False, name
+
+
+# Open bodies: an unknown field is ignored.
+
+
+async def test_a_registration_with_unknown_fields_registers(client: httpx.AsyncClient) -> None:
+    body = {"install_id": new_install_id(), "locale": "en-US", **NEWER}
+    response = await client.post("/v1/auth/register-device", json=body)
+    assert_matches_contract(response)
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "registered"
+
+
+async def test_an_app_grant_with_unknown_fields_is_recorded(client: httpx.AsyncClient) -> None:
+    device = await register(client)
+    body = {"package_name": TELEGRAM, "granted": True, **NEWER}
+    response = await client.post("/v1/app-grants", json=body, headers=device.headers)
+    assert_matches_contract(response)
+    assert response.status_code == 200, response.text
+    listed = await client.get("/v1/app-grants", headers=device.headers)
+    assert [(g["package_name"], g["granted"]) for g in listed.json()["grants"]] == [
+        (TELEGRAM, True)
+    ]
+
+
+async def test_a_command_with_unknown_fields_is_planned(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    async with command_app(settings_factory, fake_openai) as client:
+        device = await ready_device(client)
+        body = command_body(**NEWER)
+        body["screen_context"] |= {"focused_node": "n3", "window": {"insets": [0, 24]}}
+        response = await send(client, device, body)
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "ACCEPTED"
+
+
+async def test_unknown_fields_do_not_loosen_the_types_of_known_ones(
+    client: httpx.AsyncClient,
+) -> None:
+    body = {"install_id": new_install_id(), "locale": 1, **NEWER}
+    response = await client.post("/v1/auth/register-device", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("locale")
+
+
+# Closed bodies: an unknown field is refused.
+
+
+def _refused(response: httpx.Response) -> None:
+    assert_matches_contract(response)
+    assert response.status_code == 400, response.text
+    assert list(response.json()) == ["error"]
+
+
+async def test_a_consent_grant_with_an_unknown_field_is_400(client: httpx.AsyncClient) -> None:
+    device = await register(client)
+    body = {"scope": "audio_retention", "granted": True, "note": "x"}
+    _refused(await client.post("/v1/consent/grants", json=body, headers=device.headers))
+    current = await client.get(
+        "/v1/consent/grants/current", params={"scope": "audio_retention"}, headers=device.headers
+    )
+    assert current.json()["granted"] is False
+
+
+@pytest.mark.parametrize("extra", [{"note": "x"}, {"capabilities": {"a": 1}}])
+async def test_a_vocabulary_term_with_an_unknown_field_is_400(
+    client: httpx.AsyncClient, extra: dict[str, Any]
+) -> None:
+    device = await register(client)
+    created = await client.post(
+        "/v1/vocabulary", json={"term": "Abebe", "kind": "contact"}, headers=device.headers
+    )
+    assert created.status_code == 201, created.text
+    term_id = created.json()["term_id"]
+    body = {"term": "Kebede", "kind": "contact", **extra}
+    _refused(await client.post("/v1/vocabulary", json=body, headers=device.headers))
+    _refused(
+        await client.patch(
+            f"/v1/vocabulary/{term_id}", json={"term": "Almaz", **extra}, headers=device.headers
+        )
+    )
+    listed = await client.get("/v1/vocabulary", headers=device.headers)
+    assert [t["term"] for t in listed.json()["terms"]] == ["Abebe"]
+
+
+async def test_a_telemetry_event_with_an_unknown_field_is_400(client: httpx.AsyncClient) -> None:
+    device = await register(client)
+    body = {"outcome": "done", "duration_ms": 10, "stage_timings": {}, "note": "x"}
+    _refused(await client.post("/v1/telemetry/events", json=body, headers=device.headers))
