@@ -151,7 +151,7 @@ def noises() -> list[tuple[str, bytes]]:
     pcm = [(name, np.clip(x, -32768, 32767).astype("<i2").tobytes()) for name, x in clips]
     for color in ("brownnoise", "pinknoise"):
         raw = subprocess.run(
-            ["sox", "-n", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e",
+            ["sox", "-R", "-n", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e",
              "signed-integer", "-", "synth", str(SECONDS), color, "vol", "0.3"],
             capture_output=True, check=True,
         ).stdout  # fmt: skip

@@ -55,7 +55,10 @@ def speak(text: str, voice: str, rate: int = 175, pitch: int = 50) -> bytes:
         check=True,
         timeout=TIMEOUT_S,
     ).stdout
-    convert = ["sox", "-t", "wav", "-", "-t", "raw", "-r", str(SAMPLE_RATE), "-c", "1",
+    # `-R`: sox's dither (it resamples 22,050 Hz to 16 kHz) is seeded at random on every run, so
+    # the same sentence made different audio each time: a test's confidence moved between 0.50
+    # and 0.88 from one run to the next. Repeatable mode seeds it the same way every time.
+    convert = ["sox", "-R", "-t", "wav", "-", "-t", "raw", "-r", str(SAMPLE_RATE), "-c", "1",
                "-b", "16", "-e", "signed-integer", "-"]  # fmt: skip
     return subprocess.run(  # noqa: S603
         convert, input=wav, capture_output=True, check=True, timeout=TIMEOUT_S
