@@ -62,7 +62,9 @@ fuzz: install
 
 bench: install
 	command -v wrk >/dev/null || (apt-get update -q && apt-get install -y -q wrk)
-	$(BIN)/python -m bench.identity --database both
+	$(BIN)/python -m bench.routes --database both
+	$(BIN)/python -m bench.commands --database both
+	$(BIN)/python -m bench.speech_presence
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
