@@ -19,6 +19,8 @@ def count_statements(app: LisanApp) -> Iterator[list[str]]:
     engines = [resources.write_engine.sync_engine]
     if resources.engine.sync_engine.pool is not resources.write_engine.sync_engine.pool:
         engines.append(resources.engine.sync_engine)
+    if resources.lookups.inline is not None:  # SQLite's credential look-ups
+        engines.append(resources.lookups.inline)
     statements: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:

@@ -206,7 +206,10 @@ async def test_logout_that_lost_a_race_to_a_refresh_is_401(app: LisanApp) -> Non
     async with client_for(app) as client:
         device = await register(client)
         principal = await service.authenticate(
-            resources.engine, resources.settings, device.headers["Authorization"], device.install_id
+            resources.lookups,
+            resources.settings,
+            device.headers["Authorization"],
+            device.install_id,
         )
         refreshed = await client.post("/v1/auth/refresh", headers=device.headers)
     assert refreshed.status_code == 200

@@ -18,7 +18,7 @@ async def admin_call(request: Request) -> AdminCall:
     await shield_credential_lookup(request)
     return await service.admit(
         resources.rate_limiter,
-        resources.engine,
+        resources.lookups,
         resources.settings.rate_limit_user,
         request.headers.get("authorization"),
         request.state.request_id,

@@ -1,24 +1,21 @@
 from __future__ import annotations
 
-import uuid
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Row, bindparam, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
+from lisan.core.database import Lookups
 
 _CREDENTIAL_BY_HASH = select(
     AdminCredential.id, AdminCredential.name, AdminCredential.permissions
 ).where(AdminCredential.revoked_at.is_(None), AdminCredential.token_hash == bindparam("token_hash"))
 
 
-async def live_credential_by_hash(
-    engine: AsyncEngine, token_hash: bytes
-) -> Row[uuid.UUID, str, str] | None:
-    async with engine.connect() as connection:
-        result = await connection.execute(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
-        return result.first()
+async def live_credential_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
+    return await lookups.first(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
 
 
 async def live_credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:

@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.admin import repository
 from lisan.admin.models import AdminCredential, AuditEvent, AuditOutcome, Permission
 from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
 from lisan.core import tokens
+from lisan.core.database import Lookups
 from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.schemas import ResponseModel
@@ -73,7 +74,7 @@ class AdminCall:
 
 async def admit(
     limiter: RateLimiter,
-    engine: AsyncEngine,
+    lookups: Lookups,
     limit: str,
     authorization: str | None,
     request_id: str,
@@ -82,7 +83,7 @@ async def admit(
     """Who is calling, once the limits have let the call through: per credential, or per
     client IP when no known credential came. A refused caller gets its 429 here, before any
     audit row (or any write): its record is the access log, so a flood costs no table rows."""
-    admin, token_sent = await identify(engine, authorization)
+    admin, token_sent = await identify(lookups, authorization)
     if admin is not None:
         await limiter.hit(limit, "admin-credential", str(admin.credential_id))
     else:
@@ -162,13 +163,13 @@ async def audited(
     return result
 
 
-async def identify(engine: AsyncEngine, authorization: str | None) -> tuple[Admin | None, bool]:
+async def identify(lookups: Lookups, authorization: str | None) -> tuple[Admin | None, bool]:
     """The live admin credential in `authorization` (None if there is none) and whether a
     token was sent at all. A session token is just an unknown credential here."""
     token = tokens.bearer_token(authorization)
     if not token or not tokens.is_well_formed(token, tokens.ADMIN_PREFIX):
         return None, token is not None
-    row = await repository.live_credential_by_hash(engine, tokens.token_hash(token))
+    row = await repository.live_credential_by_hash(lookups, tokens.token_hash(token))
     if row is None:
         return None, True
     return Admin(row.id, row.name, frozenset(row.permissions.split())), True

@@ -21,7 +21,7 @@ async def _authenticated(request: Request, purpose: Purpose, limit: str, bucket:
     resources: Resources = request.app.state.resources
     await shield_credential_lookup(request)
     principal = await authenticate(
-        resources.engine,
+        resources.lookups,
         resources.settings,
         request.headers.get("authorization"),
         request.headers.get("x-install-id"),
@@ -61,7 +61,7 @@ async def presented_session(request: Request) -> Principal | None:
         return None
     try:
         return await session_for_token(
-            resources.engine, resources.settings, request.headers["authorization"], Purpose.USE
+            resources.lookups, resources.settings, request.headers["authorization"], Purpose.USE
         )
     except NotAuthenticated:
         return None

@@ -5,10 +5,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, bindparam, delete, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.auth.models import DeviceSession
-from lisan.core.database import table_of
+from lisan.core.database import Lookups, table_of
 from lisan.users.repository import with_account
 
 _table = table_of(DeviceSession)
@@ -28,12 +28,10 @@ _PRINCIPAL_BY_HASH = with_account(
 ).where(DeviceSession.token_hash == bindparam("token_hash"))
 
 
-async def principal_by_hash(engine: AsyncEngine, token_hash: bytes) -> Row[Any] | None:
-    """The session and its account in one query, on a short connection of its own (no unit of
-    work is held open while the request runs)."""
-    async with engine.connect() as connection:
-        result = await connection.execute(_PRINCIPAL_BY_HASH, {"token_hash": token_hash})
-        return result.first()
+async def principal_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
+    """The session and its account in one query, outside any unit of work (none is held open
+    while the request runs)."""
+    return await lookups.first(_PRINCIPAL_BY_HASH, {"token_hash": token_hash})
 
 
 async def add(

@@ -10,11 +10,12 @@ from enum import Enum
 from typing import Any, Literal
 
 from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.auth import repository
 from lisan.auth.schemas import INSTALL_ID_PATTERN, DeviceRegistration, SessionGrant
 from lisan.core import tokens
+from lisan.core.database import Lookups
 from lisan.core.errors import Forbidden, NotAuthenticated
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
@@ -71,7 +72,7 @@ def _live(row: Row[Any], now: datetime, purpose: Purpose, grace_s: int) -> bool:
 
 
 async def session_for_token(
-    engine: AsyncEngine, settings: Settings, authorization: str | None, purpose: Purpose
+    lookups: Lookups, settings: Settings, authorization: str | None, purpose: Purpose
 ) -> Principal:
     """The live session of the bearer token in `authorization`, or 401."""
     token = tokens.bearer_token(authorization)
@@ -79,7 +80,7 @@ async def session_for_token(
         raise NotAuthenticated(token_sent=False)
     if not token or not tokens.is_well_formed(token, tokens.SESSION_PREFIX):
         raise NotAuthenticated(token_sent=True)
-    row = await repository.principal_by_hash(engine, tokens.token_hash(token))
+    row = await repository.principal_by_hash(lookups, tokens.token_hash(token))
     if row is None:
         raise NotAuthenticated(token_sent=True)
     if not _live(row, utcnow(), purpose, settings.refresh_grace_s):
@@ -96,7 +97,7 @@ def check_account(principal: Principal, purpose: Purpose) -> None:
 
 
 async def authenticate(
-    engine: AsyncEngine,
+    lookups: Lookups,
     settings: Settings,
     authorization: str | None,
     install_id: str | None,
@@ -107,7 +108,7 @@ async def authenticate(
     if install_id is None or not _INSTALL_ID.match(install_id):
         sent = tokens.bearer_token(authorization) is not None
         raise NotAuthenticated(token_sent=sent, message="missing or invalid X-Install-ID")
-    principal = await session_for_token(engine, settings, authorization, purpose)
+    principal = await session_for_token(lookups, settings, authorization, purpose)
     if not tokens.same_secret(principal.install_id, install_id):
         raise NotAuthenticated(token_sent=True)
     check_account(principal, purpose)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from lisan.core.database import create_engine, create_session_factory
+from lisan.core.database import Lookups, create_engine, create_session_factory
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
 
@@ -21,9 +21,10 @@ REDIS_TIMEOUT_S = 1.0
 @dataclass
 class Resources:
     settings: Settings
-    # Single-statement reads outside a unit of work (credential look-ups, readiness). On
+    # Single-statement reads outside a unit of work (readiness, the tests' own checks). On
     # PostgreSQL they run in autocommit, without a BEGIN and a ROLLBACK around them.
     engine: AsyncEngine
+    lookups: Lookups  # the credential look-ups: on `engine`, or inline on SQLite
     # Units of work; on SQLite a second engine, with one connection, whose transactions take
     # the write lock up front.
     write_engine: AsyncEngine
@@ -56,6 +57,7 @@ class Resources:
         return cls(
             settings,
             engine,
+            Lookups(engine),
             write_engine,
             sessions,
             create_session_factory(engine) if settings.is_sqlite else sessions,
@@ -69,6 +71,7 @@ class Resources:
         await asyncio.gather(*self.background, return_exceptions=True)
         if self.redis is not None:
             await self.redis.aclose()
+        self.lookups.close()
         await self.write_engine.dispose()
         if self.engine.sync_engine.pool is not self.write_engine.sync_engine.pool:
             await self.engine.dispose()
