@@ -26,6 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from lisan.auth import service as auth
 from lisan.commands import retention as commands
 from lisan.core.database import unit_of_work
+from lisan.core.http import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
 from lisan.deletion.alerts import Alerts
 from lisan.deletion.jobs import Jobs, step_bound_s
@@ -80,6 +81,7 @@ class Worker:
         """`read_sessions`: where a poll asks whether anything is due (the resources'
         `read_sessions`); without it, `sessions`, which on SQLite take the write lock."""
         reads = read_sessions or sessions
+        self.database_trouble = DatabaseTrouble()  # the worker's own episodes, logged once each
         self._settings = settings
         self._sessions = sessions
         self._purge_batch = purge_batch
@@ -116,6 +118,12 @@ class Worker:
                     pause = poll_s
                 except asyncio.CancelledError:
                     raise
+                except DATABASE_UNAVAILABLE as exc:
+                    # Logged as the routes log it: an outage, or a process too busy to free a
+                    # connection in time (under load every cycle met a pool wait, each an ERROR
+                    # line "worker cycle failed" while PostgreSQL was idle), once per episode.
+                    self.database_trouble.classify(exc).failed(type(exc).__name__)
+                    pause = min(pause * 2, MAX_FAULT_PAUSE_S)
                 except Exception as exc:  # the worker outlives any one fault
                     log.error("worker cycle failed", extra={"error": type(exc).__name__})
                     pause = min(pause * 2, MAX_FAULT_PAUSE_S)  # a database that is down: less noise
