@@ -1,4 +1,4 @@
-"""The credential look-up every user and admin route begins with (`core.database.Lookups`): on
+"""The credential look-up every user and admin route begins with (`core.lookups.Lookups`): on
 SQLite a synchronous read on the event loop's thread, never a thread hop through aiosqlite (the
 async engine cost 658 us of CPU per look-up, this path 108); bounded so a lock cannot hold the
 loop for SQLite's usual 5 s lock wait."""
@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy import event
 
 from lisan.app import LisanApp
-from lisan.core.database import LOOKUP_BUSY_WAIT_S
+from lisan.core.lookups import LOOKUP_BUSY_WAIT_S
 from tests.factories import register
 
 

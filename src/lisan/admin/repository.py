@@ -7,7 +7,7 @@ from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
-from lisan.core.database import Lookups
+from lisan.core.lookups import Lookups
 
 _CREDENTIAL_BY_HASH = select(
     AdminCredential.id, AdminCredential.name, AdminCredential.permissions

@@ -15,8 +15,8 @@ from lisan.admin import repository
 from lisan.admin.models import AdminCredential, AuditEvent, AuditOutcome, Permission
 from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
 from lisan.core import tokens
-from lisan.core.database import Lookups
 from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
+from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.schemas import ResponseModel
 from lisan.core.types import utcnow

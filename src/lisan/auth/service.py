@@ -15,9 +15,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.auth import repository
 from lisan.auth.schemas import INSTALL_ID_PATTERN, DeviceRegistration, SessionGrant
 from lisan.core import tokens
-from lisan.core.database import Lookups
 from lisan.core.errors import Forbidden, NotAuthenticated
 from lisan.core.locale import Locale
+from lisan.core.lookups import Lookups
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.users import service as users

@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from lisan.core.database import Lookups, create_engine, create_session_factory
+from lisan.core.database import create_engine, create_session_factory
+from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
 
