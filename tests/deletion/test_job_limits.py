@@ -60,8 +60,9 @@ async def test_a_removal_past_its_bound_fails_the_attempt_and_never_completes_th
         remove_audio(storage_dir, user_id)
         ended.set()
 
-    # A 0.3 s lease: each step is bounded at 0.1 s.
-    worker = worker_for(app, lease_s=0.3, remove_objects=stuck_until_released)
+    # A 1.5 s lease: each step is bounded at 0.5 s (at 0.1 s, a machine busy with other work
+    # once took longer than that for the healthy last attempt, and the job stayed RETRYING).
+    worker = worker_for(app, lease_s=1.5, remove_objects=stuck_until_released)
     engine = app.fastapi.state.resources.engine
     try:
         assert await worker.run_one()
