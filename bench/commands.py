@@ -70,10 +70,9 @@ from typing import Any
 import httpx
 from tests.audio import b64, padded, spoken
 
-from bench.common import ROOT, free_port, process, wrk_field, wrk_millis
+from bench.common import ROOT, free_port, fresh_postgres_database, process, wrk_field, wrk_millis
 
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 POSTGRES_DATABASE = "lisan_bench_commands"
 POSTGRES_BENCH = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{POSTGRES_DATABASE}"
 INSTALL_ID = "bench-commands-install-01"
@@ -386,16 +385,7 @@ def wrk(url: str, headers: dict[str, str], body_file: Path, seconds: int, connec
 def prepare_database(kind: str, workdir: Path) -> str:
     if kind == "sqlite":
         return f"sqlite+aiosqlite:///{workdir}/bench.db"
-
-    async def recreate() -> None:
-        import asyncpg
-
-        connection = await asyncpg.connect(POSTGRES_ADMIN)
-        await connection.execute(f"DROP DATABASE IF EXISTS {POSTGRES_DATABASE} WITH (FORCE)")
-        await connection.execute(f"CREATE DATABASE {POSTGRES_DATABASE}")
-        await connection.close()
-
-    asyncio.run(recreate())
+    fresh_postgres_database(POSTGRES_DATABASE)
     return POSTGRES_BENCH
 
 

@@ -3,6 +3,7 @@ wrk's report."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import socket
@@ -15,6 +16,23 @@ from pathlib import Path
 import httpx
 
 ROOT = Path(__file__).resolve().parents[1]
+POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+def fresh_postgres_database(name: str) -> None:
+    """Drop `name` (its sessions too) and create it empty, on the local PostgreSQL."""
+
+    async def recreate() -> None:
+        import asyncpg
+
+        connection = await asyncpg.connect(POSTGRES_ADMIN)
+        try:
+            await connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            await connection.execute(f"CREATE DATABASE {name}")
+        finally:
+            await connection.close()
+
+    asyncio.run(recreate())
 
 
 def free_port() -> int:

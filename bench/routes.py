@@ -18,7 +18,6 @@ wrk completed). Needs `wrk` and `taskset` and, for PostgreSQL, the server at 127
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import re
 import shutil
@@ -32,14 +31,13 @@ from pathlib import Path
 import httpx
 
 from bench import floor_app
-from bench.common import free_port, process, wrk_field, wrk_millis
+from bench.commands import cpu_seconds
+from bench.common import free_port, fresh_postgres_database, process, wrk_field, wrk_millis
 from bench.floors import PACKAGES
 
-POSTGRES_ADMIN = "postgresql://postgres@127.0.0.1:5432/postgres"
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/"
 INSTALL_ID = "bench-install-0000000001"
 SERVER_CORE, LOAD_CORE = "0", "1"
-TICKS_PER_S = os.sysconf("SC_CLK_TCK")
 EVENT = b'{"outcome":"done","duration_ms":1240,"confidence":0.91,"stage_timings":{"transcribe":310,"plan":295,"validate":2}}'  # noqa: E501
 
 
@@ -66,12 +64,6 @@ class Sample:
     p99_ms: float
     non_2xx: int
     cpu_us: float  # server CPU per request
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time the process has used (its threads included)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS_PER_S
 
 
 def wrk(
@@ -108,17 +100,8 @@ def fresh_databases(kind: str, workdir: Path) -> tuple[str, dict[str, str]]:
     """The service's database URL and the floor's environment, each a new, empty database."""
     if kind == "sqlite":
         return f"sqlite+aiosqlite:///{workdir}/service.db", {"FLOOR_DB": f"{workdir}/floor.db"}
-
-    async def recreate() -> None:
-        import asyncpg
-
-        connection = await asyncpg.connect(POSTGRES_ADMIN)
-        for name in ("lisan_bench", "lisan_floor"):
-            await connection.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-            await connection.execute(f"CREATE DATABASE {name}")
-        await connection.close()
-
-    asyncio.run(recreate())
+    for name in ("lisan_bench", "lisan_floor"):
+        fresh_postgres_database(name)
     service = POSTGRES.replace("postgresql://", "postgresql+asyncpg://") + "lisan_bench"
     return service, {"FLOOR_PG": POSTGRES + "lisan_floor"}
 
