@@ -118,14 +118,14 @@ class Worker:
                     pause = poll_s
                 except asyncio.CancelledError:
                     raise
-                except DATABASE_UNAVAILABLE as exc:
-                    # Logged as the routes log it: an outage, or a process too busy to free a
-                    # connection in time (under load every cycle met a pool wait, each an ERROR
-                    # line "worker cycle failed" while PostgreSQL was idle), once per episode.
-                    self.database_trouble.classify(exc).failed(type(exc).__name__)
-                    pause = min(pause * 2, MAX_FAULT_PAUSE_S)
                 except Exception as exc:  # the worker outlives any one fault
-                    log.error("worker cycle failed", extra={"error": type(exc).__name__})
+                    if isinstance(exc, DATABASE_UNAVAILABLE):
+                        # Logged as the routes log it, once per episode: an outage, or a process
+                        # too busy to free a connection in time (under load every cycle met a
+                        # pool wait and logged an ERROR while PostgreSQL was idle).
+                        self.database_trouble.classify(exc).failed(type(exc).__name__)
+                    else:
+                        log.error("worker cycle failed", extra={"error": type(exc).__name__})
                     pause = min(pause * 2, MAX_FAULT_PAUSE_S)  # a database that is down: less noise
                 await asyncio.sleep(0 if more else pause)
         finally:
