@@ -13,6 +13,7 @@ import typer
 
 from lisan.admin.cli import admin_app
 from lisan.billing.cli import billing_app
+from lisan.core import metrics_server
 from lisan.core.cli import fail, load_settings_or_exit, migrate_or_exit
 from lisan.core.database import create_engine, database_is_reachable
 from lisan.core.locale import Locale
@@ -70,6 +71,10 @@ def serve(
             "database unavailable at start; serving unready", extra={"error": type(exc).__name__}
         )
         factory = "lisan.app:serve_app_migrating"
+    try:
+        metrics_server.start(settings, workers)
+    except OSError as exc:
+        fail(f"LISAN_METRICS_PORT: cannot listen on it: {exc}")
     uvicorn.run(
         factory,
         factory=True,
@@ -95,6 +100,10 @@ def worker() -> None:
 
     settings = load_settings_or_exit()
     migrate_or_exit(settings)
+    try:
+        metrics_server.start(settings, workers=1)
+    except OSError as exc:
+        fail(f"LISAN_METRICS_PORT: cannot listen on it: {exc}")
 
     async def run() -> None:
         # The same engines as `serve`: on SQLite, polls read without the write lock.

@@ -84,6 +84,10 @@ class Settings(BaseSettings):
     # Lisan, closes an idle one: otherwise the proxy may send a request on a connection Lisan is
     # closing, and the phone gets a 502. Whole seconds, as uvicorn's and nginx's own.
     keepalive_timeout_s: int = Field(default=75, ge=1, le=3600)
+    # Prometheus metrics on a listener of their own (lisan.core.metrics_server); off unless set.
+    metrics_port: int | None = Field(default=None, ge=1, le=65535)
+    metrics_host: str = Field(default="127.0.0.1", min_length=1)
+    metrics_dir: Path | None = None  # --workers N: where the processes write their values
     alert_webhook_url: AnyHttpUrl | None = None
     log_level: LogLevel = LogLevel.INFO
     log_format: LogFormat = LogFormat.JSON

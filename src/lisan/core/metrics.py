@@ -1,0 +1,237 @@
+"""Prometheus metrics (prometheus-client): what an operator graphs and alerts on.
+
+Served on a listener of its own (`LISAN_METRICS_PORT`, off by default: `lisan.core.metrics_server`),
+never on the API's port, which serves exactly the contract's routes.
+
+With several server processes (`lisan serve --workers N`) each process writes its values to
+files in the library's multiprocess directory and the listener adds them up; with one process
+the values live in memory. Gauges say how they add up across processes: a queue depth is the
+sum over live processes (`livesum`); a state every process reads from the same place (the
+deletion queue, the shared breaker) is the value most recently set by any process
+(`mostrecent`).
+
+Label values come from bounded sets only, never from a request: a route is its template (no ids),
+a method outside the standard ones is `other`, a command's reason is one of the codes the
+pipeline and the safety rules define, else `other`. `LABEL_VALUES` names every set; a test holds
+every label of every metric to them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from prometheus_client import Counter, Gauge, Histogram
+
+OTHER = "other"
+
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+STATUSES = frozenset(str(code) for code in range(100, 600))
+COMMAND_STATUSES = frozenset({"ACCEPTED", "CONFIRMATION_REQUIRED", "REPROMPT", "REJECTED", "ERROR"})
+# Every reprompt_reason the pipeline and the safety rules give (lisan.commands), `none` for an
+# answer that has none (a plan), the answered status class of a failed command.
+COMMAND_REASONS = frozenset(
+    {
+        "none",
+        "no_speech",
+        "empty_transcript",
+        "low_confidence",
+        "subscription_inactive",
+        "nothing_to_do",
+        "target_not_on_screen",
+        "app_not_granted",
+        "dictation_unsupported",
+        "invalid_plan",
+        "action_not_allowed",
+        "missing_destructive_flag",
+        "unknown_target_node",
+        "target_disabled",
+        "target_not_clickable",
+        "too_many_steps",
+        "app_mismatch",
+        "stale_target",
+        "app_in_front_unknown",
+        # a failed command (status ERROR): what it was answered
+        "provider_bad_answer",
+        "unavailable",
+        "provider_timeout",
+        "client_closed",
+        "account_deleted",
+        "server_error",
+    }
+)
+STAGES = frozenset({"speech_presence", "transcription", "planning", "validation"})
+PROVIDER_CALLS = frozenset({"transcribe", "plan"})
+PROVIDER_OUTCOMES = frozenset(
+    {
+        "ok",
+        "timeout",
+        "5xx",
+        "4xx",
+        "429",
+        "connection",
+        "malformed",
+        "circuit_open",
+        "busy",
+        "unavailable",
+    }
+)
+DELETION_STATES = frozenset({"queued", "running", "retrying", "completed", "failed"})
+DELETION_OUTCOMES = frozenset({"completed", "retry", "failed"})
+PURGE_KINDS = frozenset({"idempotency_records", "sessions", "audio_folders"})
+DATABASE_FAULTS = frozenset({"unavailable", "overloaded"})
+REDIS_COMPONENTS = frozenset({"rate_limit", "breaker"})
+LOSS_CAUSES = frozenset({"overflow", "refused", "error", "shutdown"})
+
+_SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+# --- requests ----------------------------------------------------------------------------------
+HTTP_REQUESTS = Counter(
+    "lisan_http_requests", "Requests answered, by route template, method and status.",
+    ["route", "method", "status"],
+)  # fmt: skip
+HTTP_DURATION = Histogram(
+    "lisan_http_request_duration_seconds", "Time from a request's arrival to its answer.",
+    ["route", "method"], buckets=_SECONDS,
+)  # fmt: skip
+
+# --- commands ----------------------------------------------------------------------------------
+COMMANDS = Counter(
+    "lisan_commands", "Commands answered, by status (ERROR: a 4xx/5xx) and reason.",
+    ["status", "reason"],
+)  # fmt: skip
+COMMAND_STAGE = Histogram(
+    "lisan_command_stage_duration_seconds", "Time a command spent in each pipeline stage.",
+    ["stage"], buckets=_SECONDS,
+)  # fmt: skip
+
+# --- the voice provider ------------------------------------------------------------------------
+PROVIDER_CALL_TOTAL = Counter(
+    "lisan_provider_calls", "Calls to the voice provider, by call and outcome.",
+    ["call", "outcome"],
+)  # fmt: skip
+PROVIDER_DURATION = Histogram(
+    "lisan_provider_call_duration_seconds", "Time a provider call took, whatever its outcome.",
+    ["call"], buckets=_SECONDS,
+)  # fmt: skip
+BREAKER_OPEN = Gauge(
+    "lisan_provider_breaker_open",
+    "1 while the provider's circuit breaker is open (no calls go out), else 0, as the last "
+    "command to try a call found it.",
+    multiprocess_mode="mostrecent",
+)
+
+# --- the offline decoder pool ------------------------------------------------------------------
+DECODER_QUEUE = Gauge(
+    "lisan_decoder_queue_depth", "Decodes waiting for a decoder.", multiprocess_mode="livesum"
+)
+DECODE_DURATION = Histogram(
+    "lisan_decode_duration_seconds",
+    "Time from an offline decode's submission to its answer (its wait for a decoder included).",
+    buckets=_SECONDS,
+)
+DECODER_REFUSALS = Counter(
+    "lisan_decoder_refusals", "Decodes refused because the pool's queue was full."
+)
+
+# --- telemetry ---------------------------------------------------------------------------------
+TELEMETRY_BUFFER = Gauge(
+    "lisan_telemetry_buffer_depth", "Telemetry events buffered, not yet written.",
+    multiprocess_mode="livesum",
+)  # fmt: skip
+TELEMETRY_WRITTEN = Counter("lisan_telemetry_events_written", "Telemetry events written.")
+TELEMETRY_LOST = Counter(
+    "lisan_telemetry_events_lost", "Telemetry events accepted but never written, by cause: "
+    "overflow (a full buffer), refused (by the database), error (a failed write), shutdown.",
+    ["cause"],
+)  # fmt: skip
+
+# --- deletion and purges -----------------------------------------------------------------------
+DELETION_JOBS = Gauge(
+    "lisan_deletion_jobs", "Deletion jobs by state, as the worker last counted them.",
+    ["state"], multiprocess_mode="mostrecent",
+)  # fmt: skip
+DELETION_OLDEST_QUEUED = Gauge(
+    "lisan_deletion_oldest_pending_age_seconds",
+    "Age of the oldest deletion job not yet finished (queued, running or retrying); 0 if none.",
+    multiprocess_mode="mostrecent",
+)
+DELETION_ATTEMPTS = Counter(
+    "lisan_deletion_attempts", "Deletion job attempts, by outcome.", ["outcome"]
+)
+PURGED = Counter("lisan_purged_rows", "Rows and files removed by the purges, by kind.", ["kind"])
+
+# --- the database and Redis --------------------------------------------------------------------
+DB_POOL_IN_USE = Gauge(
+    "lisan_db_pool_connections_in_use", "Database connections checked out of the pool.",
+    multiprocess_mode="livesum",
+)  # fmt: skip
+DB_POOL_WAITS = Counter(
+    "lisan_db_pool_waits", "Requests that waited for a pooled connection past the pool's bound."
+)
+DB_FAULTS = Counter(
+    "lisan_db_faults",
+    "Requests failed for want of the database: unavailable (an outage) or overloaded (this "
+    "process had no connection free in time).",
+    ["kind"],
+)
+REDIS_FALLBACKS = Counter(
+    "lisan_redis_fallbacks", "Times Redis did not answer and a component fell back to memory.",
+    ["component"],
+)  # fmt: skip
+
+LABEL_VALUES: dict[str, frozenset[str]] = {
+    "method": METHODS | {OTHER},
+    "status": STATUSES | COMMAND_STATUSES,
+    "reason": COMMAND_REASONS | {OTHER},
+    "stage": STAGES,
+    "call": PROVIDER_CALLS,
+    "outcome": PROVIDER_OUTCOMES | DELETION_OUTCOMES,
+    "state": DELETION_STATES,
+    "kind": PURGE_KINDS | DATABASE_FAULTS,
+    "component": REDIS_COMPONENTS,
+    "cause": LOSS_CAUSES,
+    # "route": the app's route templates and `unmatched`, known once the app is built.
+}
+UNMATCHED_ROUTE = "unmatched"
+
+
+def bounded(value: str, allowed: frozenset[str]) -> str:
+    """`value` when it is one of `allowed`, else `other`: no label takes a value from outside."""
+    return value if value in allowed else OTHER
+
+
+def observe_request(route: str, method: str, status: int, seconds: float) -> None:
+    method = bounded(method, METHODS)
+    HTTP_REQUESTS.labels(route, method, bounded(str(status), STATUSES)).inc()
+    HTTP_DURATION.labels(route, method).observe(seconds)
+
+
+# A failed command's reason: the status it was answered (lisan.core.http.answered_status).
+_FAILURE_REASONS = {
+    409: "account_deleted",
+    499: "client_closed",
+    502: "provider_bad_answer",
+    503: "unavailable",
+    504: "provider_timeout",
+}
+
+
+def failure_reason(status_code: int) -> str:
+    return _FAILURE_REASONS.get(status_code, "server_error")
+
+
+def count_command(status: str, reason: str | None) -> None:
+    COMMANDS.labels(
+        bounded(status, COMMAND_STATUSES), bounded(reason or "none", COMMAND_REASONS)
+    ).inc()
+
+
+@contextmanager
+def timed_stage(stage: str) -> Iterator[None]:
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        COMMAND_STAGE.labels(stage).observe(time.perf_counter() - started)
