@@ -44,6 +44,9 @@ async def post_command(
     answer = await service.execute(resources, provider, key, raw, command)
     if answer.command_id is not None:  # a fresh id when the client reused its request id
         request.state.request_id = str(answer.command_id)  # the edge's X-Request-ID says it
+    if answer.outcome is not None:  # the access log says what the command came to
+        request.state.command_status = answer.outcome
+        request.state.command_reason = answer.reason
     headers = {"Idempotent-Replayed": "true"} if answer.replayed else None
     return Response(
         answer.body, status_code=answer.status, media_type="application/json", headers=headers

@@ -42,15 +42,16 @@ from lisan.commands.schemas import (
 )
 from lisan.commands.validation import refusal
 from lisan.consent import service as consent
+from lisan.core import metrics
 from lisan.core.database import Executor, transaction, unit_of_work
-from lisan.core.errors import BadGateway, GatewayTimeout, ServiceUnavailable
+from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.providers.base import (
     Expected,
-    ProviderBadAnswer,
+    ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
@@ -178,7 +179,9 @@ async def gate(resources: Resources, command: Command) -> Progress:
                 )
             )
     # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
-    if not await asyncio.to_thread(has_speech, command.pcm):
+    with metrics.timed_stage("speech_presence"):
+        spoken = await asyncio.to_thread(has_speech, command.pcm)
+    if not spoken:
         # Speech models invent words on silence and noise: no provider call at all (and a
         # reserved bill is given back when the command is recorded).
         return progress.decided(
@@ -239,7 +242,9 @@ async def hear(
         apps=context.apps,
     )
     progress = dataclasses.replace(progress, billed=True)
-    transcript = await _call(provider.transcribe(command.pcm, command.request.locale, expected))
+    transcript = await _call(
+        "transcribe", provider.transcribe(command.pcm, command.request.locale, expected)
+    )
     progress = progress.lap("transcribe", since)
     if not transcript.text.strip():
         return progress.decided(
@@ -266,19 +271,43 @@ async def plan(
     # An ungranted app's screen never leaves the machine: a remote planner learns it is hidden.
     screen = context.screen(command.request.screen_context, provider)
     transcript = progress.transcript or ""
-    raw_plan = await _call(provider.plan(transcript, screen, command.request.locale, context.apps))
+    raw_plan = await _call(
+        "plan", provider.plan(transcript, screen, command.request.locale, context.apps)
+    )
     return progress.lap("plan", since, raw_plan=raw_plan)
 
 
-async def _call(awaitable: Awaitable[T]) -> T:
-    """A provider call; its failure becomes the client's 502, 503 or 504, never its detail."""
+_STAGE_OF_CALL = {"transcribe": "transcription", "plan": "planning"}
+
+
+async def _call(call: str, awaitable: Awaitable[T]) -> T:
+    """A provider call, counted by outcome and timed; its failure becomes the client's 502,
+    503 or 504, never its detail. A call cut short by anything else (the client went away) is
+    timed, not counted: it says nothing of the provider."""
+    started = time.perf_counter()
+    outcome: str | None = None
     try:
-        return await awaitable
-    except ProviderTimeout:
-        raise GatewayTimeout from None
-    except ProviderUnavailable as exc:
-        log.warning("voice provider unavailable", extra={"reason": type(exc).__name__})
-        message = exc.public_message or "the voice provider is unavailable; try again shortly"
-        raise ServiceUnavailable(message, headers={"Retry-After": str(exc.retry_after_s)}) from None
-    except ProviderBadAnswer:
-        raise BadGateway from None
+        result = await awaitable
+        outcome = "ok"
+        return result
+    except ProviderError as exc:
+        outcome = exc.kind
+        raise _client_error(exc) from None
+    finally:
+        elapsed = time.perf_counter() - started
+        if outcome is not None:
+            bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
+            metrics.PROVIDER_CALL_TOTAL.labels(call, bounded).inc()
+        metrics.PROVIDER_DURATION.labels(call).observe(elapsed)
+        metrics.COMMAND_STAGE.labels(_STAGE_OF_CALL[call]).observe(elapsed)
+
+
+def _client_error(failure: ProviderError) -> LisanError:
+    """What the client is answered for a provider's failure."""
+    if isinstance(failure, ProviderTimeout):
+        return GatewayTimeout()
+    if isinstance(failure, ProviderUnavailable):
+        log.warning("voice provider unavailable", extra={"reason": type(failure).__name__})
+        message = failure.public_message or "the voice provider is unavailable; try again shortly"
+        return ServiceUnavailable(message, headers={"Retry-After": str(failure.retry_after_s)})
+    return BadGateway()

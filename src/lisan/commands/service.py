@@ -20,6 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline, validation
 from lisan.commands.pipeline import Command, Progress
+from lisan.commands.schemas import CommandResponse
+from lisan.core import metrics
 from lisan.core.database import Executor, transaction
 from lisan.core.http import answered_status
 from lisan.core.resources import Resources
@@ -45,6 +47,8 @@ class CommandAnswer:
     body: bytes
     replayed: bool
     command_id: uuid.UUID | None = None  # the id the command ran under (None on a replay)
+    outcome: str | None = None  # the command's status and reason, for the log (not a replay)
+    reason: str | None = None
 
 
 async def execute(
@@ -70,24 +74,35 @@ async def execute(
             progress = await pipeline.hear(resources, provider, command, context, progress)
         if progress.answer is None:
             progress = await pipeline.plan(provider, command, context, progress)
-        body = await _record(resources, key, owner, command, progress)
+        response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
+        metrics.count_command("ERROR", metrics.failure_reason(answered_status(exc)))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
-    return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
+    outcome, reason = response.status.value, response.reprompt_reason
+    metrics.count_command(outcome, reason)
+    return CommandAnswer(
+        200,
+        body,
+        replayed=False,
+        command_id=command.command_id,
+        outcome=outcome,
+        reason=reason,
+    )
 
 
 async def _record(
     resources: Resources, key: uuid.UUID, owner: uuid.UUID, command: Command, progress: Progress
-) -> bytes:
+) -> tuple[CommandResponse, bytes]:
     """One unit of work: the plan checked against the grants as they are now, then the event,
-    the bill and the response to replay. Returns the response's body. An account removed while
+    the bill and the response to replay (the response, and its body). An account removed while
     the command ran is answered as a deleted account is (409), never 500."""
     try:
         async with transaction(resources.write_engine) as db:
             since = time.perf_counter()
             response = await validation.validate(db, command, progress)
             if progress.answer is None:  # the rules ran (a decided command skips them)
+                metrics.COMMAND_STAGE.labels("validation").observe(time.perf_counter() - since)
                 progress = progress.lap("validate", since)
             body = response.to_json()
             progress = progress.lap("total", command.started)
@@ -104,7 +119,7 @@ async def _record(
         if await _account_gone(resources, command):
             raise users.AccountDeleted from None
         raise
-    return body
+    return response, body
 
 
 async def _record_failure(

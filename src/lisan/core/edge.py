@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote
 
+from lisan.core import metrics
 from lisan.core.context import request_id_var
 from lisan.core.errors import (
     InternalError,
@@ -208,25 +209,37 @@ class RequestEdge:
                 await _send_error(send_with_id, InternalError())
         finally:
             request_id_var.reset(token)
-            client = (scope.get("client") or ("-",))[0]
-            log_access(state["request_id"], scope["method"], scope["path"], status, started, client)
+            log_access(scope, status, started)
 
 
-def log_access(
-    request_id: str, method: str, path: str, status: int, started: float, client: str
-) -> None:
-    """The access log's one line for a request (`started`: its `time.perf_counter()`)."""
-    access_log.info(
-        "request",
-        extra={
-            "request_id": request_id,
-            "method": method,
-            "path": path,
-            "status": status,
-            "duration_ms": round((time.perf_counter() - started) * 1000, 3),
-            "client": client,
-        },
-    )
+def route_template(scope: Scope) -> str:
+    """The template of the route that served the request (`/v1/deletion-jobs/{task_id}`: never
+    an id), or `unmatched`: what logs and metrics name a request by."""
+    route = scope.get("route")
+    template = getattr(route, "path", None)
+    return template if isinstance(template, str) else metrics.UNMATCHED_ROUTE
+
+
+def log_access(scope: Scope, status: int, started: float) -> None:
+    """The access log's one line for a request (`started`: its `time.perf_counter()`), and the
+    same request in the metrics: logs and metrics tell one story."""
+    seconds = time.perf_counter() - started
+    route = route_template(scope)
+    metrics.observe_request(route, scope["method"], status, seconds)
+    state = scope["state"]
+    fields = {
+        "request_id": state["request_id"],
+        "method": scope["method"],
+        "path": scope["path"],
+        "route": route,
+        "status": status,
+        "duration_ms": round(seconds * 1000, 3),
+        "client": (scope.get("client") or ("-",))[0],
+    }
+    if "command_status" in state:
+        fields["command_status"] = state["command_status"]
+        fields["command_reason"] = state["command_reason"]
+    access_log.info("request", extra=fields)
 
 
 async def _send_error(send: Send, error: LisanError) -> None:

@@ -212,7 +212,12 @@ class HeadBoundedProtocol(HttpToolsProtocol):
         ]
         lines.extend(name + b": " + value + b"\r\n" for name, value in headers)
         self.transport.write(b"".join([*lines, b"\r\n", body]))
-        client = self.client[0] if self.client else "-"
-        # The head was never read to its end: no method, no path.
-        log_access(request_id, "-", "-", error.status_code, self._head_started, client)
+        # The head was never read to its end: no method, no path, no route.
+        scope = {
+            "method": "-",
+            "path": "-",
+            "client": self.client,
+            "state": {"request_id": request_id},
+        }
+        log_access(scope, error.status_code, self._head_started)
         self.linger(LINGER_S)

@@ -44,11 +44,21 @@ class Expected:
 
 class ProviderError(Exception):
     """A provider call failed; the subclass says how the client is answered. The message is
-    for logs only: clients never see provider detail."""
+    for logs only: clients never see provider detail. `kind` names the failure for metrics
+    (`lisan_provider_calls_total{outcome}`, one of lisan.core.metrics.PROVIDER_OUTCOMES)."""
+
+    kind = "unavailable"
+
+    def __init__(self, message: str, *, kind: str | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
 
 
 class ProviderTimeout(ProviderError):
     """No answer within LISAN_TRANSCRIBE_TIMEOUT_S / LISAN_PLAN_TIMEOUT_S: 504."""
+
+    kind = "timeout"
 
 
 class ProviderUnavailable(ProviderError):
@@ -56,9 +66,14 @@ class ProviderUnavailable(ProviderError):
     `public_message`, when set, is safe for the client (our own words, no provider detail)."""
 
     def __init__(
-        self, message: str, *, retry_after_s: int = 5, public_message: str | None = None
+        self,
+        message: str,
+        *,
+        retry_after_s: int = 5,
+        public_message: str | None = None,
+        kind: str | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, kind=kind)
         self.retry_after_s = retry_after_s
         self.public_message = public_message
 
@@ -67,9 +82,13 @@ class ServiceAtCapacity(ProviderUnavailable):
     """No connection free in our own pool to the provider in time: 503, and the provider's
     circuit breaker does not count it (the provider did nothing wrong)."""
 
+    kind = "busy"
+
 
 class ProviderBadAnswer(ProviderError):
-    """An answer in a shape the service does not understand: 502."""
+    """An answer in a shape the service does not understand (or a 4xx: `kind` "4xx"): 502."""
+
+    kind = "malformed"
 
 
 class VoiceProvider(Protocol):

@@ -29,6 +29,7 @@ from purgatory.domain.model import OpenedState
 from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
 from redis.exceptions import RedisError
 
+from lisan.core import metrics
 from lisan.core.ratelimit import REDIS_RETRY_AFTER_S  # the same pause off a failed Redis
 from lisan.providers.base import (
     ProviderError,
@@ -129,12 +130,16 @@ class ProviderBreaker:
                 breaker = await factory.get_breaker(self._circuit)
                 await self._settle(breaker, breaker.context.handle_new_request)
         except OpenedState as opened:
+            metrics.BREAKER_OPEN.set(1)
             raise ProviderUnavailable(
-                "voice provider circuit open", retry_after_s=self._retry_after_s(opened)
+                "voice provider circuit open",
+                retry_after_s=self._retry_after_s(opened),
+                kind="circuit_open",
             ) from None
         except _REDIS_DOWN as exc:
             await self._lose_redis(factory, exc)
             return await self.call(operation)
+        metrics.BREAKER_OPEN.set(0)
         try:
             result = await operation()
         except BaseException as exc:
@@ -181,6 +186,7 @@ class ProviderBreaker:
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
         self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
+        metrics.REDIS_FALLBACKS.labels("breaker").inc()
         log.warning(
             "Redis failed: the voice provider circuit breaker keeps its state in this process",
             extra={"error": type(exc).__name__},

@@ -169,7 +169,9 @@ class OpenAIProvider:
             raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
         except httpx.TransportError as exc:
             _log_failure(fields, started, outcome="connection error", error=type(exc).__name__)
-            raise ProviderUnavailable(f"{operation}: {type(exc).__name__}") from None
+            raise ProviderUnavailable(
+                f"{operation}: {type(exc).__name__}", kind="connection"
+            ) from None
         fields["status"] = response.status_code
         fields["duration_ms"] = _elapsed_ms(started)
         _raise_for_status(operation, response, fields)
@@ -229,9 +231,13 @@ def _raise_for_status(operation: str, response: httpx.Response, fields: dict[str
     if status == 429 or status >= 500:
         retry_after_s = retry_after_seconds(response.headers)
         log.warning("provider call failed", extra={**fields, "retry_after_s": retry_after_s})
-        raise ProviderUnavailable(f"{operation}: HTTP {status}", retry_after_s=retry_after_s)
+        raise ProviderUnavailable(
+            f"{operation}: HTTP {status}",
+            retry_after_s=retry_after_s,
+            kind="429" if status == 429 else "5xx",
+        )
     log.warning("provider call failed", extra=fields)
-    raise ProviderBadAnswer(f"{operation}: HTTP {status}")
+    raise ProviderBadAnswer(f"{operation}: HTTP {status}", kind="4xx")
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> int:

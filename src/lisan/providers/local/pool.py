@@ -46,6 +46,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TypeVar
 
+from lisan.core import metrics
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected
 from lisan.providers.local.grammar import build
@@ -107,11 +108,16 @@ class DecoderPool:
         """Decode in a worker; PoolFull at once when `workers + queue` decodes are in flight.
         A cancelled wait leaves its decode to finish in the worker, still counted."""
         if self._in_flight >= self._capacity:
+            metrics.DECODER_REFUSALS.inc()
             raise PoolFull(f"{self._capacity} decodes running or waiting")
         future = self.submit(hear_in_worker, pcm, request)
         self._in_flight += 1
-        future.add_done_callback(self._done)
+        self._show_queue()
+        future.add_done_callback(functools.partial(self._done, time.perf_counter()))
         return await asyncio.shield(future)
+
+    def _show_queue(self) -> None:
+        metrics.DECODER_QUEUE.set(max(0, self._in_flight - self._workers))
 
     def submit(self, call: Callable[..., T], *args: object) -> asyncio.Future[T]:
         """`call(*args)` sent to a worker, counted as a decode (the recycling bound): the
@@ -165,8 +171,10 @@ class DecoderPool:
         if broken and executor is self._executor:
             self._replace()
 
-    def _done(self, _: asyncio.Future[Heard]) -> None:
+    def _done(self, submitted: float, _: asyncio.Future[Heard]) -> None:
         self._in_flight -= 1
+        self._show_queue()
+        metrics.DECODE_DURATION.observe(time.perf_counter() - submitted)
 
     def close(self) -> None:
         if self._expiry is not None:

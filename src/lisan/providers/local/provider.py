@@ -51,7 +51,7 @@ class LocalProvider:
             raise ProviderTimeout("transcribe: the offline decode took too long") from None
         except PoolFull as full:
             raise ProviderUnavailable(
-                str(full), retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY
+                str(full), retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY, kind="busy"
             ) from None
         except BrokenProcessPool:
             raise ProviderUnavailable(
