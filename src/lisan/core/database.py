@@ -23,6 +23,8 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from lisan.core import metrics
+
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
     "ix": "ix_%(column_0_label)s",
@@ -141,6 +143,7 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
         event.listen(engine.sync_engine, "connect", _sqlite_driver_autocommit)
         if for_writes:
             event.listen(engine.sync_engine, "begin", _sqlite_begin_immediate)
+        _count_pool_use(engine)
         return engine
     connect_args = {
         "timeout": CONNECT_TIMEOUT_S,
@@ -159,7 +162,21 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
     # found by its first statement anyway (a 503, and the pool is recycled).
     engine = create_async_engine(database_url, connect_args=connect_args, **kwargs)
     event.listen(engine.sync_engine, "handle_error", _postgres_unavailable)
+    _count_pool_use(engine)
     return engine
+
+
+def _count_pool_use(engine: AsyncEngine) -> None:
+    """`lisan_db_pool_connections_in_use`: connections out of this engine's pool."""
+
+    def checked_out(*_: Any) -> None:
+        metrics.DB_POOL_IN_USE.inc()
+
+    def checked_in(*_: Any) -> None:
+        metrics.DB_POOL_IN_USE.dec()
+
+    event.listen(engine.sync_engine.pool, "checkout", checked_out)
+    event.listen(engine.sync_engine.pool, "checkin", checked_in)
 
 
 # SQLSTATEs of a PostgreSQL that cannot serve now: 08 connection exception, 53 insufficient

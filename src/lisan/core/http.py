@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
+from lisan.core import metrics
 from lisan.core.database import unit_of_work
 from lisan.core.errors import (
     InternalError,
@@ -180,6 +181,16 @@ class DatabaseTrouble:
             return self.overload
         return self.outage
 
+    def failed(self, failure: Exception) -> _Episode:
+        """Count and log `failure` as the trouble it is; the episode it belongs to."""
+        episode = self.classify(failure)
+        overloaded = episode is self.overload
+        metrics.DB_FAULTS.labels("overloaded" if overloaded else "unavailable").inc()
+        if isinstance(failure, PoolTimeout):
+            metrics.DB_POOL_WAITS.inc()
+        episode.failed(type(failure).__name__)
+        return episode
+
 
 def _contention(failure: Exception) -> bool:
     if isinstance(failure, PoolTimeout):
@@ -190,8 +201,7 @@ def _contention(failure: Exception) -> bool:
 async def _database_trouble(request: Request, exc: Exception) -> Response:
     # Nothing about the database leaks to the client; the answer says which trouble it is.
     trouble: DatabaseTrouble = request.app.state.database_trouble
-    episode = trouble.classify(exc)
-    episode.failed(type(exc).__name__)
+    episode = trouble.failed(exc)
     message = OVERLOADED if episode is trouble.overload else OUTAGE
     return error_response(ServiceUnavailable(message))
 

@@ -18,6 +18,7 @@ from limits.aio.strategies import SlidingWindowCounterRateLimiter
 from limits.errors import StorageError
 from starlette.requests import Request
 
+from lisan.core import metrics
 from lisan.core.errors import TooManyRequests
 
 log = logging.getLogger(__name__)
@@ -111,6 +112,8 @@ class RateLimiter:
                 return
             finally:
                 self._probing = False
+        if self._redis is not None:  # meant for Redis, counted in this process instead
+            metrics.REDIS_FALLBACKS.labels("rate_limit").inc()
         await self._check(self._memory, item, key)
 
     def _redis_down(self, exc: Exception) -> None:

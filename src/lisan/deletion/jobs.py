@@ -34,6 +34,7 @@ from functools import partial
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import RetryCallState, Retrying, wait_exponential_jitter
 
+from lisan.core import metrics
 from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
@@ -73,6 +74,16 @@ class Jobs:
             max=MAX_BACKOFF_S,
             jitter=settings.deletion_backoff_s,
         )
+
+    async def count(self) -> None:
+        """Jobs by state and the age of the oldest unfinished one, for the metrics."""
+        async with unit_of_work(self._read_sessions) as session:
+            by_state = await repository.count_by_status(session)
+            oldest = await repository.oldest_in_flight(session)
+        for state in JobStatus:
+            metrics.DELETION_JOBS.labels(state.value).set(by_state.get(state.value, 0))
+        age_s = 0.0 if oldest is None else (utcnow() - oldest).total_seconds()
+        metrics.DELETION_OLDEST_QUEUED.set(max(0.0, age_s))
 
     async def run_one(self) -> bool:
         """Claim one due job and carry it out; False when none was due."""
@@ -127,6 +138,7 @@ class Jobs:
                 raise _Overtaken
             if user_id is not None:  # nor does a failed job of theirs name them
                 await repository.forget_user(session, user_id)
+        metrics.DELETION_ATTEMPTS.labels("completed").inc()
         log.info("deletion job completed", extra=_fields(task_id, attempt))
 
     async def _failed_attempt(self, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
@@ -142,6 +154,7 @@ class Jobs:
         async with unit_of_work(self._sessions) as session:
             if not await repository.finish(session, task_id, attempt, values):
                 return
+        metrics.DELETION_ATTEMPTS.labels("failed" if final else "retry").inc()
         fields = {**_fields(task_id, attempt), "error": values["last_error"]}
         if final:
             log.error("deletion job out of attempts", extra=fields)

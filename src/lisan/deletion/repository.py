@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Select, and_, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import dialect_name
@@ -115,3 +115,17 @@ def _skip_locked(session: AsyncSession, query: Select[DeletionJob]) -> Select[De
     if dialect_name(session) == "postgresql":
         return query.with_for_update(skip_locked=True)
     return query
+
+
+async def count_by_status(session: AsyncSession) -> dict[str, int]:
+    rows = await session.execute(
+        select(DeletionJob.status, func.count()).group_by(DeletionJob.status)
+    )
+    return {status: count for status, count in rows}
+
+
+async def oldest_in_flight(session: AsyncSession) -> datetime | None:
+    """When the oldest job not yet completed or failed was requested."""
+    return await session.scalar(
+        select(func.min(DeletionJob.created_at)).where(DeletionJob.status.in_(IN_FLIGHT))
+    )

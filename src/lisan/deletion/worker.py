@@ -25,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.auth import service as auth
 from lisan.commands import retention as commands
+from lisan.core import metrics
 from lisan.core.database import unit_of_work
 from lisan.core.http import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
@@ -123,7 +124,7 @@ class Worker:
                         # Logged as the routes log it, once per episode: an outage, or a process
                         # too busy to free a connection in time (under load every cycle met a
                         # pool wait and logged an ERROR while PostgreSQL was idle).
-                        self.database_trouble.classify(exc).failed(type(exc).__name__)
+                        self.database_trouble.failed(exc)
                     else:
                         log.error("worker cycle failed", extra={"error": type(exc).__name__})
                     pause = min(pause * 2, MAX_FAULT_PAUSE_S)  # a database that is down: less noise
@@ -161,10 +162,17 @@ class Worker:
         }
         done = {name: await _one_batch(name, task) for name, task in tasks.items()}
         removed = {name: batch.removed for name, batch in done.items()}
+        for name, count in removed.items():
+            metrics.PURGED.labels(name).inc(count)
+        await _one_batch("count_jobs", self._count_jobs)
         purged = Purged(**removed, more=any(batch.more for batch in done.values()))
         if any(removed.values()):
             log.info("purged", extra={"purged": asdict(purged)})
         return purged
+
+    async def _count_jobs(self) -> Batch:
+        await self._jobs.count()
+        return Batch(0, more=False)
 
     async def _purge_idempotency_records(self) -> Batch:
         async with unit_of_work(self._sessions) as session:

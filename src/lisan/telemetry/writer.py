@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from lisan.core import metrics
 from lisan.core.types import utcnow
 from lisan.telemetry import repository
 from lisan.telemetry.schemas import TelemetryEvent
@@ -93,6 +94,7 @@ class TelemetryWriter:
         ):
             self._bytes -= _size(self._buffer.popleft().event)
             self.stats.dropped_overflow += 1
+            metrics.TELEMETRY_LOST.labels("overflow").inc()
             if self.stats.dropped_overflow == 1 or self.stats.dropped_overflow % 1000 == 0:
                 log.warning(
                     "telemetry buffer full; dropping oldest",
@@ -101,6 +103,7 @@ class TelemetryWriter:
         self._buffer.append(PendingEvent(user_id, event, utcnow()))
         self._bytes += size
         self.stats.accepted += 1
+        metrics.TELEMETRY_BUFFER.set(len(self._buffer))
         self._wakeup.set()
 
     @property
@@ -127,6 +130,7 @@ class TelemetryWriter:
                 await self._task
             lost = len(self._buffer) + self._in_flight
             self.stats.lost_at_close = lost
+            metrics.TELEMETRY_LOST.labels("shutdown").inc(lost)
             log.error("telemetry not flushed at shutdown", extra={"lost": lost})
         except Exception as exc:  # the writer died: say so, and let the engines be disposed
             log.error("telemetry writer failed", extra={"error": type(exc).__name__})
@@ -144,11 +148,13 @@ class TelemetryWriter:
                 continue
             batch = [self._buffer.popleft() for _ in range(min(BATCH_SIZE, len(self._buffer)))]
             self._bytes -= sum(_size(pending.event) for pending in batch)
+            metrics.TELEMETRY_BUFFER.set(len(self._buffer))
             self._in_flight = len(batch)
             try:
                 await self._write_until_done(batch)
             except Exception as exc:  # whatever happens to one batch, the writer goes on
                 self.stats.dropped_error += self._in_flight
+                metrics.TELEMETRY_LOST.labels("error").inc(self._in_flight)
                 log.error(
                     "telemetry batch dropped after an unexpected error",
                     extra={"error": type(exc).__name__, "events": self._in_flight},
@@ -191,6 +197,7 @@ class TelemetryWriter:
                 await self._write([pending])
             except (IntegrityError, DataError):
                 self.stats.dropped_invalid += 1
+                metrics.TELEMETRY_LOST.labels("refused").inc()
                 log.warning("telemetry event refused by the database")
             except Exception:
                 return batch[index:]
@@ -217,6 +224,9 @@ class TelemetryWriter:
             await repository.complete(session, completions)
         self.stats.dropped_foreign += foreign
         self.stats.stored += len(batch) - foreign
+        metrics.TELEMETRY_WRITTEN.inc(len(batch) - foreign)
+        if foreign:
+            metrics.TELEMETRY_LOST.labels("refused").inc(foreign)
 
 
 def _size(event: TelemetryEvent) -> int:
