@@ -1,0 +1,150 @@
+"""Prometheus metrics (lisan.core.metrics): what a request, a command and a provider failure
+count, and that no label ever takes a value from a request."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+
+import httpx
+import pytest
+from prometheus_client import REGISTRY
+
+from lisan.app import LisanApp
+from lisan.core import metrics
+from lisan.core.settings import Settings
+from tests.commands.support import command_app, command_body, ready_device, send
+from tests.fakes.openai_server import Answer, FakeOpenAI
+
+
+def sample(name: str, **labels: str) -> float:
+    return REGISTRY.get_sample_value(name, labels) or 0.0
+
+
+# Routes that tests/core/test_edge.py adds to its own app (the same process serves them).
+TEST_ROUTES = {
+    "/test/boom",
+    "/test/echo",
+    "/test/query",
+    "/test/locked",
+    "/test/no-connection",
+    "/test/refused",
+    "/test/conflict",
+    "/test/record",
+}
+
+
+def route_templates(app: LisanApp) -> set[str]:
+    return {route.path for route in app.fastapi.state.served_routes} | {metrics.UNMATCHED_ROUTE}
+
+
+async def test_a_request_is_counted_by_its_route_template_never_its_path(
+    app: LisanApp, client: httpx.AsyncClient
+) -> None:
+    task_id = str(uuid.uuid4())
+    template = "/v1/vocabulary/{termId}"
+    assert template in route_templates(app)
+    before = sample("lisan_http_requests_total", route=template, method="DELETE", status="401")
+    response = await client.delete(f"/v1/vocabulary/{task_id}")
+    assert response.status_code == 401
+    after = sample("lisan_http_requests_total", route=template, method="DELETE", status="401")
+    assert after == before + 1
+    assert sample("lisan_http_request_duration_seconds_count", route=template, method="DELETE")
+
+
+async def test_no_label_takes_a_value_a_client_chose(
+    app: LisanApp, client: httpx.AsyncClient
+) -> None:
+    """Hostile methods, paths and ids, then every label of every Lisan metric so far (this
+    process has served every test before this one) holds to the declared sets."""
+    await client.request("BREW", "/v1/users/me")
+    await client.get("/v1/users/me/../../etc/passwd")
+    await client.get(f"/v1/{uuid.uuid4()}")
+    await client.post("/v1/telemetry/events", content=b"{")
+    await client.get("/v1/consent/user-data/jobs/%2F..%2F")
+    allowed = {**metrics.LABEL_VALUES, "route": frozenset(route_templates(app) | TEST_ROUTES)}
+    checked = 0
+    for family in REGISTRY.collect():
+        if not family.name.startswith("lisan_"):
+            continue
+        for found in family.samples:
+            for label, value in found.labels.items():
+                if label == "le":  # a histogram's bucket bound: ours
+                    continue
+                assert label in allowed, f"{family.name}: label {label} has no declared set"
+                assert value in allowed[label], f"{family.name}{{{label}={value!r}}}"
+                checked += 1
+    assert checked > 0
+    assert sample("lisan_http_requests_total", route="/v1/users/me", method="other", status="405")
+
+
+def test_values_outside_a_set_become_other() -> None:
+    before = sample("lisan_commands_total", status="other", reason="other")
+    metrics.count_command("<script>", "free text from a planner")
+    assert sample("lisan_commands_total", status="other", reason="other") == before + 1
+
+
+def test_every_rejection_reason_of_the_safety_rules_is_a_label_value() -> None:
+    import inspect
+    import re
+
+    from lisan.commands import safety, validation
+
+    source = inspect.getsource(safety)
+    reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | validation.DECLINE_REASONS
+    assert reasons, "the rules name their reasons"
+    assert reasons <= metrics.COMMAND_REASONS
+
+
+async def test_a_command_counts_its_status_stages_and_provider_calls(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    accepted = sample("lisan_commands_total", status="ACCEPTED", reason="none")
+    calls = sample("lisan_provider_calls_total", call="transcribe", outcome="ok")
+    stages = {
+        stage: sample("lisan_command_stage_duration_seconds_count", stage=stage)
+        for stage in metrics.STAGES
+    }
+    async with command_app(settings_factory, fake_openai) as client:
+        device = await ready_device(client)
+        with caplog.at_level(logging.INFO, logger="lisan.access"):
+            response = await send(client, device, command_body())
+    assert response.json()["status"] == "ACCEPTED"
+    assert sample("lisan_commands_total", status="ACCEPTED", reason="none") == accepted + 1
+    assert sample("lisan_provider_calls_total", call="transcribe", outcome="ok") == calls + 1
+    for stage in metrics.STAGES:
+        count = sample("lisan_command_stage_duration_seconds_count", stage=stage)
+        assert count == stages[stage] + 1, stage
+    line = next(r for r in caplog.records if getattr(r, "route", None) == "/v1/commands")
+    assert (line.command_status, line.command_reason, line.status) == ("ACCEPTED", None, 200)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome", "reason"),
+    [
+        (Answer.error(500), "5xx", "unavailable"),
+        (Answer.error(429), "429", "unavailable"),
+        (Answer.error(400), "4xx", "provider_bad_answer"),
+        (Answer.malformed(), "malformed", "provider_bad_answer"),
+    ],
+    ids=["5xx", "429", "4xx", "malformed"],
+)
+async def test_a_provider_failure_is_counted_by_its_kind(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    answer: Answer,
+    outcome: str,
+    reason: str,
+) -> None:
+    failed = sample("lisan_provider_calls_total", call="transcribe", outcome=outcome)
+    errors = sample("lisan_commands_total", status="ERROR", reason=reason)
+    fake_openai.transcriptions.then(answer)
+    async with command_app(settings_factory, fake_openai) as client:
+        device = await ready_device(client)
+        response = await send(client, device, command_body())
+    assert response.status_code in (502, 503)
+    assert sample("lisan_provider_calls_total", call="transcribe", outcome=outcome) == failed + 1
+    assert sample("lisan_commands_total", status="ERROR", reason=reason) == errors + 1
