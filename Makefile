@@ -13,13 +13,15 @@ PYTEST_ARGS ?=
 
 .PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench clean
 
-# Debian packages the tests need: real speech made with espeak-ng, converted with sox.
+# Debian packages the tests need: real speech made with espeak-ng, converted with sox; and
+# promtool, which checks ops/alerts.yml (Debian ships it in `prometheus`).
 SYSTEM_TOOLS := espeak-ng sox
 
 install: $(STAMP) system-deps
 
 system-deps:
 	@missing=""; for tool in $(SYSTEM_TOOLS); do command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
+	command -v promtool >/dev/null || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
 		apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
