@@ -4,7 +4,8 @@ processes (tests.faults.harness), the voice provider a fake server in this test'
 - 50 concurrent duplicates of one command, sent to both, make one provider call;
 - a per-user limit holds across both (Redis's sliding window);
 - the circuit breaker one process opens is open in the other;
-- deletion jobs, with the worker running in both, each run once;
+- deletion jobs, with the worker running in both, each run once, and the purges remove each
+  expired row once (their counts, from both processes' /metrics, add up to the rows);
 - telemetry sent to each is written.
 """
 
@@ -14,14 +15,18 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import NamedTuple
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from lisan.commands.models import DONE, IdempotencyRecord
+from lisan.core.types import utcnow
 from lisan.deletion.models import DeletionJob
 from lisan.telemetry.models import CommandEvent
 from tests.commands.route_support import raw_body
@@ -29,6 +34,7 @@ from tests.commands.support import command_body, grant
 from tests.factories import Device, register
 from tests.fakes.openai_server import DEFAULT_PLAN, Answer, FakeOpenAI
 from tests.faults.harness import LisanServer, lisan_serve, serve_env
+from tests.network import closed_port
 
 pytestmark = pytest.mark.postgres_only
 
@@ -36,11 +42,13 @@ REPLAYED = "idempotent-replayed"
 
 
 class Pair(NamedTuple):
-    """A client of each process, and the processes (their logs)."""
+    """A client of each process, the processes (their logs), and each one's /metrics URL when
+    the fleet was started with `metrics=True`."""
 
     first: httpx.AsyncClient
     second: httpx.AsyncClient
     servers: list[LisanServer]
+    metrics_urls: list[str]
 
 
 Fleet = Callable[..., AbstractAsyncContextManager[Pair]]
@@ -52,7 +60,7 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
     provider the fake server; yields one httpx client per process."""
 
     @asynccontextmanager
-    async def start(**settings: str) -> AsyncIterator[Pair]:
+    async def start(*, metrics: bool = False, **settings: str) -> AsyncIterator[Pair]:
         env = serve_env(
             database_url,
             tmp_path / "objects",
@@ -62,13 +70,18 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
             openai_api_key="sk-test-not-a-real-key",
             **settings,
         )
+        envs = [dict(env), dict(env)]
+        ports = [closed_port(), closed_port()] if metrics else []
+        for each, port in zip(envs, ports, strict=False):
+            each["LISAN_METRICS_PORT"] = str(port)
+            each["LISAN_METRICS_DIR"] = str(tmp_path / f"metrics-{port}")
         async with AsyncExitStack() as stack:
             # Started at once: each takes seconds to import and migrate.
             servers: list[LisanServer] = list(
                 await asyncio.gather(
                     *(
-                        stack.enter_async_context(lisan_serve(env, tmp_path / f"serve-{n}.log"))
-                        for n in (1, 2)
+                        stack.enter_async_context(lisan_serve(each, tmp_path / f"serve-{n}.log"))
+                        for n, each in enumerate(envs)
                     )
                 )
             )
@@ -78,7 +91,8 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
                 )
                 for server in servers
             ]
-            yield Pair(clients[0], clients[1], servers)
+            metrics_urls = [f"http://127.0.0.1:{port}/metrics" for port in ports]
+            yield Pair(clients[0], clients[1], servers, metrics_urls)
 
     return start
 
@@ -88,7 +102,7 @@ async def test_fifty_duplicates_across_two_processes_make_one_provider_call(
 ) -> None:
     fake_openai.completions.then(Answer.plan(DEFAULT_PLAN, delay_s=0.5))
     raw, key = raw_body(command_body()), str(uuid.uuid4())
-    async with fleet() as (first, second, _):
+    async with fleet() as (first, second, _, _):
         device = await register(first)
         await grant(first, device, "org.telegram.messenger")
         headers = {
@@ -109,7 +123,7 @@ async def test_fifty_duplicates_across_two_processes_make_one_provider_call(
 
 
 async def test_a_per_user_limit_holds_across_processes(fleet: Fleet) -> None:
-    async with fleet(rate_limit_user="30/minute") as (first, second, _):
+    async with fleet(rate_limit_user="30/minute") as (first, second, _, _):
         device = await register(first)  # its GET /v1/users/me is the limit's first hit
         answers = await asyncio.gather(
             *(
@@ -130,7 +144,7 @@ async def test_a_breaker_opened_by_one_process_is_open_in_the_other(
 ) -> None:
     fake_openai.transcriptions.default = Answer.error(500)
     raw = raw_body(command_body())
-    async with fleet() as (first, second, _):
+    async with fleet() as (first, second, _, _):
         device = await register(first)
         await grant(first, device, "org.telegram.messenger")
         headers = {**device.headers, "Content-Type": "application/json"}
@@ -158,6 +172,7 @@ async def test_deletion_jobs_run_once_with_a_worker_in_every_process(
         first,
         second,
         servers,
+        _,
     ):
         devices: list[Device] = [await register(first) for _ in range(6)]
         tasks = []
@@ -198,7 +213,7 @@ async def test_telemetry_sent_to_every_process_is_written(
     fleet: Fleet, admin_engine: AsyncEngine
 ) -> None:
     ids = [uuid.uuid4() for _ in range(40)]
-    async with fleet() as (first, second, _):
+    async with fleet() as (first, second, _, _):
         device = await register(first)
         for n, request_id in enumerate(ids):
             sent = await (first if n % 2 else second).post(
@@ -218,3 +233,56 @@ async def test_telemetry_sent_to_every_process_is_written(
             select(func.count()).select_from(CommandEvent).where(CommandEvent.id.in_(ids))
         )
     assert stored == len(ids)
+
+
+async def test_the_purges_in_both_processes_remove_each_expired_row_once(
+    fleet: Fleet, client: httpx.AsyncClient, admin_engine: AsyncEngine
+) -> None:
+    device = await register(client)  # in this test's own app, before the fleet starts
+    expired = utcnow() - timedelta(hours=1)
+    keys = [uuid.uuid4() for _ in range(1200)]  # three batches of 500
+    async with admin_engine.begin() as connection:
+        await connection.execute(
+            insert(IdempotencyRecord),
+            [
+                {
+                    "user_id": device.user_id,
+                    "key": key,
+                    "body_hash": bytes(32),
+                    "state": DONE,
+                    "lease_until": expired,
+                    "created_at": expired - timedelta(hours=24),
+                    "expires_at": expired,
+                }
+                for key in keys
+            ],
+        )
+    async with fleet(metrics=True, run_worker="true") as (first, _, _, metrics_urls):
+        # Each process counts a purge's rows once its batches are done: wait for the counts.
+        async with asyncio.timeout(30):
+            while True:
+                purged = [await _purged(first, url) for url in metrics_urls]
+                if sum(purged) >= len(keys):
+                    break
+                await asyncio.sleep(0.2)
+        await asyncio.sleep(1.0)  # a second purge pass (there is none: nothing is left)
+        purged = [await _purged(first, url) for url in metrics_urls]
+    assert sum(purged) == len(keys), purged
+    assert await _count(admin_engine, IdempotencyRecord) == 0
+
+
+async def _purged(client: httpx.AsyncClient, metrics_url: str) -> float:
+    """The idempotency records this process's purges removed, from its /metrics."""
+    text = (await client.get(metrics_url)).text
+    return sum(
+        found.value
+        for family in text_string_to_metric_families(text)
+        for found in family.samples
+        if found.name == "lisan_purged_rows_total"
+        and found.labels == {"kind": "idempotency_records"}
+    )
+
+
+async def _count(engine: AsyncEngine, model: type[IdempotencyRecord]) -> int:
+    async with engine.connect() as connection:
+        return int(await connection.scalar(select(func.count()).select_from(model)) or 0)
