@@ -67,6 +67,7 @@ bench: install
 	$(BIN)/python -m bench.routes --database both
 	$(BIN)/python -m bench.commands --database both
 	$(BIN)/python -m bench.speech_presence
+	$(BIN)/python -m bench.fleet
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
