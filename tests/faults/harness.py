@@ -340,9 +340,11 @@ def serve_env(
 
 
 @asynccontextmanager
-async def lisan_serve(env: Mapping[str, str], log_path: Path) -> AsyncIterator[LisanServer]:
-    """`lisan serve` on a free port, once /health answers; stopped with SIGTERM (then killed, if
-    it must be) when the block ends, unless the test stopped it already."""
+async def lisan_serve(
+    env: Mapping[str, str], log_path: Path, *, workers: int = 1
+) -> AsyncIterator[LisanServer]:
+    """`lisan serve [--workers N]` on a free port, once /health answers; stopped with SIGTERM
+    (then killed, if it must be) when the block ends, unless the test stopped it already."""
     port = closed_port()
     lisan = Path(sys.executable).with_name("lisan")
     with log_path.open("ab") as log:
@@ -351,6 +353,8 @@ async def lisan_serve(env: Mapping[str, str], log_path: Path) -> AsyncIterator[L
             "serve",
             "--port",
             str(port),
+            "--workers",
+            str(workers),
             env=dict(env),
             stdin=asyncio.subprocess.DEVNULL,
             stdout=log,

@@ -54,10 +54,18 @@ class Pair(NamedTuple):
 Fleet = Callable[..., AbstractAsyncContextManager[Pair]]
 
 
-@pytest.fixture
-def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: Path) -> Fleet:
-    """`fleet(**settings)`: two `lisan serve` processes on the test database and Redis, the
-    provider the fake server; yields one httpx client per process."""
+@pytest.fixture(params=["two-serves", "workers-2"])
+def fleet(
+    request: pytest.FixtureRequest,
+    database_url: str,
+    redis_url: str,
+    fake_openai: FakeOpenAI,
+    tmp_path: Path,
+) -> Fleet:
+    """`fleet(**settings)`: two server processes on the test database and Redis, the provider
+    the fake server. Either two `lisan serve` (a client of each) or one `lisan serve --workers
+    2` (two clients of it: the kernel spreads their connections over its processes)."""
+    separate = request.param == "two-serves"
 
     @asynccontextmanager
     async def start(*, metrics: bool = False, **settings: str) -> AsyncIterator[Pair]:
@@ -70,8 +78,8 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
             openai_api_key="sk-test-not-a-real-key",
             **settings,
         )
-        envs = [dict(env), dict(env)]
-        ports = [closed_port(), closed_port()] if metrics else []
+        envs = [dict(env), dict(env)] if separate else [dict(env)]
+        ports = [closed_port() for _ in envs] if metrics else []
         for each, port in zip(envs, ports, strict=False):
             each["LISAN_METRICS_PORT"] = str(port)
             each["LISAN_METRICS_DIR"] = str(tmp_path / f"metrics-{port}")
@@ -80,7 +88,11 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
             servers: list[LisanServer] = list(
                 await asyncio.gather(
                     *(
-                        stack.enter_async_context(lisan_serve(each, tmp_path / f"serve-{n}.log"))
+                        stack.enter_async_context(
+                            lisan_serve(
+                                each, tmp_path / f"serve-{n}.log", workers=1 if separate else 2
+                            )
+                        )
                         for n, each in enumerate(envs)
                     )
                 )
@@ -89,7 +101,7 @@ def fleet(database_url: str, redis_url: str, fake_openai: FakeOpenAI, tmp_path: 
                 await stack.enter_async_context(
                     httpx.AsyncClient(base_url=server.base_url, timeout=30)
                 )
-                for server in servers
+                for server in (servers if separate else servers * 2)
             ]
             metrics_urls = [f"http://127.0.0.1:{port}/metrics" for port in ports]
             yield Pair(clients[0], clients[1], servers, metrics_urls)
