@@ -151,6 +151,8 @@ async def test_a_per_user_limit_holds_across_processes(fleet: Fleet) -> None:
     assert 29 <= statuses.count(200) <= 30, statuses.count(200)
 
 
+# Two serves only: one serve's workers may take all six commands on one process.
+@pytest.mark.parametrize("fleet", ["two-serves"], indirect=True)
 async def test_a_breaker_opened_by_one_process_is_open_in_the_other(
     fleet: Fleet, fake_openai: FakeOpenAI
 ) -> None:
@@ -221,6 +223,7 @@ async def test_deletion_jobs_run_once_with_a_worker_in_every_process(
         assert list(attempts) == [1] * len(tasks)
 
 
+@pytest.mark.parametrize("fleet", ["two-serves"], indirect=True)  # the same flush either way
 async def test_telemetry_sent_to_every_process_is_written(
     fleet: Fleet, admin_engine: AsyncEngine
 ) -> None:
