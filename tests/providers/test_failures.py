@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -20,10 +21,10 @@ from lisan.providers.base import (
     ServiceAtCapacity,
 )
 from lisan.providers.breaker import ProviderBreaker
-from lisan.providers.openai import OpenAIProvider
+from lisan.providers.openai import ERROR_EXCERPT_CHARS, OpenAIProvider
 from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
 from tests.network import closed_port
-from tests.providers.conftest import PCM, MakeProvider
+from tests.providers.conftest import API_KEY, PCM, MakeProvider
 
 Call = Callable[[OpenAIProvider], Awaitable[Any]]
 
@@ -230,3 +231,56 @@ async def test_httpx_transport_errors_map_to_provider_errors(
         router.post("http://provider.test/v1/audio/transcriptions").mock(side_effect=error)
         with pytest.raises(expected):
             await _transcribe(provider)
+
+
+ERROR_ANSWERS = {
+    "unknown-model": (
+        Answer.json({"error": {"message": "Model whisper-x is not installed"}}, 400),
+        "Model whisper-x is not installed",
+    ),
+    "key-echoed": (
+        Answer.json({"error": {"message": f"Incorrect API key provided: {API_KEY}."}}, 401),
+        "Incorrect API key provided: [key].",
+    ),
+    "detail": (Answer.json({"detail": "Server overloaded,\n\ttry later"}, 503), None),
+    "html": (Answer.malformed(502), "<html>this is not JSON"),
+}
+
+
+@pytest.mark.parametrize(("answer", "excerpt"), list(ERROR_ANSWERS.values()), ids=ERROR_ANSWERS)
+async def test_an_error_answer_is_logged_with_its_status_and_a_bounded_excerpt(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+    answer: Answer,
+    excerpt: str | None,
+) -> None:
+    """An operator tells a misconfiguration ("unknown model", a bad key) from an outage; the
+    key itself never reaches the log, even when the provider echoes it."""
+    fake_openai.transcriptions.then(answer)
+    with (
+        caplog.at_level(logging.WARNING, logger="lisan.providers.openai"),
+        pytest.raises(ProviderError),
+    ):
+        await _transcribe(make_provider())
+    failed = [r for r in caplog.records if r.getMessage() == "provider call failed"]
+    assert len(failed) == 1
+    record = failed[0]
+    assert record.status == answer.status  # type: ignore[attr-defined]
+    logged: str = record.error_excerpt  # type: ignore[attr-defined]
+    assert logged == (excerpt or "Server overloaded, try later")
+    assert "sk-test" not in logged
+
+
+async def test_an_error_excerpt_is_bounded(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, caplog: pytest.LogCaptureFixture
+) -> None:
+    fake_openai.transcriptions.then(Answer.json({"error": {"message": "x" * 5000}}, 400))
+    with (
+        caplog.at_level(logging.WARNING, logger="lisan.providers.openai"),
+        pytest.raises(ProviderBadAnswer),
+    ):
+        await _transcribe(make_provider())
+    record = next(r for r in caplog.records if r.getMessage() == "provider call failed")
+    assert len(record.error_excerpt) == ERROR_EXCERPT_CHARS  # type: ignore[attr-defined]
+    assert record.error_excerpt.endswith("…")  # type: ignore[attr-defined]

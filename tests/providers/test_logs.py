@@ -13,7 +13,10 @@ from tests.providers.conftest import API_KEY, PCM, MakeProvider
 TRANSCRIPT = "Kebede transcript words"
 VOCABULARY = ["Zemzemhotel", "Tiruneshterm"]
 TREE = '[n1] FrameLayout\n  [n2] TextView "Screenlabelsecret" {clickable}'
-PROVIDER_BODY = "providerbodysecret"
+PROVIDER_BODY = "providerbodysecret"  # in answers of 200: never logged
+# A 4xx/5xx answer's error message is logged as a bounded excerpt (issue 22): an operator must
+# tell "unknown model" from an outage.
+ERROR_MESSAGE = "providererrormessage"
 
 
 def _record_text(record: logging.LogRecord) -> str:
@@ -30,13 +33,13 @@ async def test_logs_carry_no_key_audio_transcript_vocabulary_or_screen(
     provider = make_provider(plan_timeout_s=0.2)
     fake_openai.transcriptions.then(
         Answer.json({"text": TRANSCRIPT, "logprobs": [{"token": "K", "logprob": -0.2}]}),
-        Answer.json({"error": PROVIDER_BODY}, 500),
-        Answer.json({"error": PROVIDER_BODY}, 401),
+        Answer.json({"error": ERROR_MESSAGE}, 500),
+        Answer.json({"error": {"message": f"{ERROR_MESSAGE} for key {API_KEY}"}}, 401),
         Answer(raw=PROVIDER_BODY.encode()),
     )
     fake_openai.completions.then(
         Answer.json(chat_completion('{"speech_response_text": "Kebede transcript words"}')),
-        Answer.json({"error": PROVIDER_BODY}, 429, headers={"Retry-After": "2"}),
+        Answer.json({"error": ERROR_MESSAGE}, 429, headers={"Retry-After": "2"}),
         Answer.json(chat_completion(PROVIDER_BODY)),
         Answer.json({}, delay_s=1.0),
     )
@@ -60,3 +63,6 @@ async def test_logs_carry_no_key_audio_transcript_vocabulary_or_screen(
     for secret in (API_KEY, TRANSCRIPT, "Kebede", *VOCABULARY, "Screenlabelsecret", PROVIDER_BODY):
         assert secret not in logged
     assert repr(PCM[:16])[2:-1] not in logged
+    excerpts = [getattr(r, "error_excerpt", None) for r in ours]
+    assert excerpts.count(ERROR_MESSAGE) == 2  # the 500 and the 429
+    assert f"{ERROR_MESSAGE} for key [key]" in excerpts  # the 401, its echo of our key masked

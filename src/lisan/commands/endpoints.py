@@ -11,7 +11,8 @@ from lisan.commands import idempotency, service
 from lisan.commands.audio import decode_pcm
 from lisan.commands.pipeline import Command
 from lisan.commands.schemas import CommandRequest
-from lisan.core.http import AppResources
+from lisan.core.http import AppResources, answered_status
+from lisan.core.metrics import failure_reason
 from lisan.core.schemas import parse_json_body
 from lisan.providers.base import VoiceProvider
 
@@ -41,7 +42,12 @@ async def post_command(
         request=body,
         pcm=pcm,
     )
-    answer = await service.execute(resources, provider, key, raw, command)
+    try:
+        answer = await service.execute(resources, provider, key, raw, command)
+    except Exception as failure:  # the access log says what the failed command came to
+        request.state.command_status = "ERROR"
+        request.state.command_reason = failure_reason(answered_status(failure))
+        raise
     if answer.command_id is not None:  # a fresh id when the client reused its request id
         request.state.request_id = str(answer.command_id)  # the edge's X-Request-ID says it
     if answer.outcome is not None:  # the access log says what the command came to

@@ -307,7 +307,10 @@ def _client_error(failure: ProviderError) -> LisanError:
     if isinstance(failure, ProviderTimeout):
         return GatewayTimeout()
     if isinstance(failure, ProviderUnavailable):
-        log.warning("voice provider unavailable", extra={"reason": type(failure).__name__})
+        log.warning(
+            "voice provider unavailable",
+            extra={"reason": type(failure).__name__, "kind": failure.kind},
+        )
         message = failure.public_message or "the voice provider is unavailable; try again shortly"
         return ServiceUnavailable(message, headers={"Retry-After": str(failure.retry_after_s)})
     return BadGateway()

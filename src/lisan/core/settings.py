@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     openai_plan_model: str = Field(default="gpt-4.1-mini", min_length=1)
     transcribe_timeout_s: PositiveSeconds = 8.0
     plan_timeout_s: PositiveSeconds = 6.0
+    # The bulkhead in front of a remote provider (lisan.providers.bulkhead), per process.
+    provider_max_concurrency: int = Field(default=64, ge=1, le=10_000)
+    provider_queue_wait_s: PositiveSeconds = 2.0
     confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     session_ttl_s: int = Field(default=2_592_000, ge=1, le=10 * YEAR_S)
     refresh_grace_s: int = Field(default=604_800, ge=0, le=YEAR_S)

@@ -1,8 +1,12 @@
 """Any OpenAI-compatible server: transcription (`/audio/transcriptions`) and planning with a
 strict JSON schema (`/chat/completions`). Wire format: design.md, "Provider wire format".
 
-Nothing the user or the provider said reaches an exception message or a log: no audio,
-transcript, vocabulary, screen, provider body or API key; logs carry status codes and timings.
+Nothing the user said reaches an exception message or a log: no audio, transcript,
+vocabulary, screen or API key; logs carry status codes and timings. A provider's error answer
+(a 4xx or 5xx) is the one thing of the provider's that is logged, as a bounded excerpt
+(`error_excerpt`): "unknown model" must tell an operator a misconfiguration from an outage.
+Its `error.message` when it has one, else its text; control characters and runs of spaces
+folded, our API key and anything shaped like one masked, at most ERROR_EXCERPT_CHARS.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import re
 import statistics
 import time
 from collections.abc import Mapping, Sequence
@@ -32,6 +37,7 @@ from lisan.providers.base import (
     Transcript,
 )
 from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.bulkhead import Bulkhead
 from lisan.providers.multipart import FilePart, form_data
 from lisan.providers.prompts import SYSTEM_PROMPT, user_message
 
@@ -84,6 +90,7 @@ class OpenAIProvider:
         self._settings = settings
         self._http = http
         self._breaker = breaker
+        self._bulkhead = Bulkhead(settings.provider_max_concurrency, settings.provider_queue_wait_s)
         self._base_url = str(settings.openai_base_url).rstrip("/")
         self._headers = (
             {"Authorization": f"Bearer {settings.openai_api_key}"}
@@ -115,7 +122,9 @@ class OpenAIProvider:
                 content_type,
             )
 
-        return transcript_from(await self._breaker.call(call))
+        async with self._bulkhead.slot("transcribe"):  # refused here: the breaker never knows
+            answer = await self._breaker.call(call)
+        return transcript_from(answer)
 
     async def plan(
         self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
@@ -140,7 +149,9 @@ class OpenAIProvider:
                 "plan", "/chat/completions", self._settings.plan_timeout_s, content, _JSON
             )
 
-        return plan_from(await self._breaker.call(call))
+        async with self._bulkhead.slot("plan"):
+            answer = await self._breaker.call(call)
+        return plan_from(answer)
 
     async def aclose(self) -> None:
         """Nothing to release: the HTTP client and the breaker belong to the app."""
@@ -174,7 +185,7 @@ class OpenAIProvider:
             ) from None
         fields["status"] = response.status_code
         fields["duration_ms"] = _elapsed_ms(started)
-        _raise_for_status(operation, response, fields)
+        _raise_for_status(operation, response, fields, self._settings.openai_api_key)
         log.debug("provider call", extra=fields)
         try:
             return orjson.loads(response.content)
@@ -224,20 +235,51 @@ def plan_from(answer: Any) -> Any:
         raise ProviderBadAnswer("plan: the content is not JSON") from None
 
 
-def _raise_for_status(operation: str, response: httpx.Response, fields: dict[str, Any]) -> None:
+def _raise_for_status(
+    operation: str, response: httpx.Response, fields: dict[str, Any], api_key: str | None
+) -> None:
     status = response.status_code
     if 200 <= status < 300:
         return
+    fields = {**fields, "error_excerpt": error_excerpt(response.content, api_key)}
     if status == 429 or status >= 500:
         retry_after_s = retry_after_seconds(response.headers)
-        log.warning("provider call failed", extra={**fields, "retry_after_s": retry_after_s})
+        kind = "429" if status == 429 else "5xx"
+        extra = {**fields, "kind": kind, "retry_after_s": retry_after_s}
+        log.warning("provider call failed", extra=extra)
         raise ProviderUnavailable(
-            f"{operation}: HTTP {status}",
-            retry_after_s=retry_after_s,
-            kind="429" if status == 429 else "5xx",
+            f"{operation}: HTTP {status}", retry_after_s=retry_after_s, kind=kind
         )
-    log.warning("provider call failed", extra=fields)
+    log.warning("provider call failed", extra={**fields, "kind": "4xx"})
     raise ProviderBadAnswer(f"{operation}: HTTP {status}", kind="4xx")
+
+
+ERROR_EXCERPT_CHARS = 200
+_KEY_SHAPED = re.compile(r"\bsk-[A-Za-z0-9_\-*.]{6,}|\bBearer\s+\S+", re.IGNORECASE)
+_FOLDED = re.compile(r"[\x00-\x1f\x7f\s]+")
+
+
+def error_excerpt(body: bytes, api_key: str | None) -> str:
+    """A provider's error answer, made fit for a log line (the module's docstring)."""
+    text: str | None = None
+    try:
+        parsed = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        parsed = None
+    if isinstance(parsed, dict):
+        error = parsed.get("error")
+        message = error.get("message") if isinstance(error, dict) else error
+        if not isinstance(message, str):
+            message = parsed.get("detail") or parsed.get("message")
+        text = message if isinstance(message, str) else None
+    if text is None:
+        text = body[: ERROR_EXCERPT_CHARS * 4].decode("utf-8", "replace")
+    if api_key:
+        text = text.replace(api_key, "[key]")
+    text = _KEY_SHAPED.sub("[key]", _FOLDED.sub(" ", text)).strip()
+    if len(text) > ERROR_EXCERPT_CHARS:
+        text = text[: ERROR_EXCERPT_CHARS - 1] + "…"
+    return text
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> int:

@@ -1,0 +1,52 @@
+"""A bulkhead in front of a remote provider: at most LISAN_PROVIDER_MAX_CONCURRENCY calls in
+flight from this process to its endpoint.
+
+A provider that serves one request at a time, flooded with eight, answers three and times out
+five; the timeouts open the breaker, and every command then gets 503 for the breaker's whole
+pause while the provider is still busy with the abandoned requests. With a bound, a call past it
+waits for a free slot for at most LISAN_PROVIDER_QUEUE_WAIT_S, then is refused at once:
+ServiceAtCapacity, a 503 with Retry-After that the breaker does not count (our own burst, not
+the provider's failure).
+
+Queued time does not count against the call's timeout (LISAN_TRANSCRIBE_TIMEOUT_S,
+LISAN_PLAN_TIMEOUT_S): it has its own bound, and once a call holds a slot the provider has its
+whole timeout, so a timeout that opens the breaker is always the provider's. A command may so
+wait up to twice the queue bound (one wait per call) longer than the provider timeouts.
+
+The bound is per process: N server processes allow N times it. Size it from what the provider
+serves at once, divided by the processes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from lisan.providers.base import ServiceAtCapacity
+
+BUSY_RETRY_AFTER_S = 2
+
+
+class Bulkhead:
+    def __init__(self, limit: int, wait_s: float) -> None:
+        self.limit = limit
+        self._wait_s = wait_s
+        self._slots = asyncio.Semaphore(limit)
+
+    @asynccontextmanager
+    async def slot(self, operation: str) -> AsyncIterator[None]:
+        """Hold one of the slots for the block; ServiceAtCapacity when none frees in time."""
+        try:
+            async with asyncio.timeout(self._wait_s):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise ServiceAtCapacity(
+                f"{operation}: {self.limit} provider calls in flight",
+                retry_after_s=BUSY_RETRY_AFTER_S,
+                public_message="the voice service is busy; try again shortly",
+            ) from None
+        try:
+            yield
+        finally:
+            self._slots.release()
