@@ -226,11 +226,14 @@ def test_a_failed_command_is_recorded_with_the_status_it_was_answered() -> None:
 SECRET_TRANSCRIPT = "send the quokka password now"
 VOCABULARY = ("Tiruworkterm", "Zemzemhotel")
 PROVIDER_DETAIL = "provider-internal-detail-xyzzy"
+# An error answer's message: logged as a bounded excerpt for the operator (issue 22), never in
+# an answer to the phone; the rest of the error answer (here our key) never anywhere.
+ERROR_MESSAGE = "provider-error-message-plugh"
 
 
 def _detailed(status: int, **headers: str) -> Answer:
     return Answer.json(
-        {"error": {"message": PROVIDER_DETAIL, "key": API_KEY}}, status, headers=headers
+        {"error": {"message": ERROR_MESSAGE, "key": API_KEY}}, status, headers=headers
     )
 
 
@@ -274,10 +277,15 @@ async def test_no_secret_in_an_error_body_or_any_log_record(
                 response = await command(client, device, command_body())
                 assert response.status_code in {200, 502, 503, 504}, response.text
                 assert_no_secret(response.text)
+                assert ERROR_MESSAGE not in response.text
     cases.check()
     assert fake_openai.transcriptions.last.field("prompt") == ", ".join(VOCABULARY)
     assert {r.name for r in caplog.records} >= {"lisan.providers.openai", "lisan.access"}
     assert_no_secret(log_text(caplog.records))
+    excerpts = [getattr(r, "error_excerpt", None) for r in caplog.records]
+    assert excerpts.count(ERROR_MESSAGE) == 4  # the 500s, the 401 and the 429
+    elsewhere = [r for r in caplog.records if getattr(r, "error_excerpt", None) != ERROR_MESSAGE]
+    assert ERROR_MESSAGE not in log_text(elsewhere)
 
 
 def assert_no_secret(text: str) -> None:
