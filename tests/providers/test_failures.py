@@ -243,6 +243,21 @@ ERROR_ANSWERS = {
         "Incorrect API key provided: [key].",
     ),
     "detail": (Answer.json({"detail": "Server overloaded,\n\ttry later"}, 503), None),
+    # faster-whisper-server 0.0.3 (its api.py): OpenAI's error inside FastAPI's detail.
+    "nested-detail": (
+        Answer.json(
+            {
+                "detail": {
+                    "error": {
+                        "message": "Unknown model 'gpt-4o-transcribe'",
+                        "type": "invalid_request_error",
+                    }
+                }
+            },
+            400,
+        ),
+        "Unknown model 'gpt-4o-transcribe'",
+    ),
     "html": (Answer.malformed(502), "<html>this is not JSON"),
 }
 

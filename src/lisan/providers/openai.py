@@ -261,17 +261,10 @@ _FOLDED = re.compile(r"[\x00-\x1f\x7f\s]+")
 
 def error_excerpt(body: bytes, api_key: str | None) -> str:
     """A provider's error answer, made fit for a log line (the module's docstring)."""
-    text: str | None = None
     try:
-        parsed = orjson.loads(body)
+        text = _error_message(orjson.loads(body))
     except orjson.JSONDecodeError:
-        parsed = None
-    if isinstance(parsed, dict):
-        error = parsed.get("error")
-        message = error.get("message") if isinstance(error, dict) else error
-        if not isinstance(message, str):
-            message = parsed.get("detail") or parsed.get("message")
-        text = message if isinstance(message, str) else None
+        text = None
     if text is None:
         text = body[: ERROR_EXCERPT_CHARS * 4].decode("utf-8", "replace")
     if api_key:
@@ -280,6 +273,21 @@ def error_excerpt(body: bytes, api_key: str | None) -> str:
     if len(text) > ERROR_EXCERPT_CHARS:
         text = text[: ERROR_EXCERPT_CHARS - 1] + "…"
     return text
+
+
+def _error_message(answer: Any, depth: int = 0) -> str | None:
+    """The message of an error answer: OpenAI's `{"error": {"message"}}`, FastAPI's `{"detail":
+    ...}` (faster-whisper-server nests OpenAI's inside it), or a bare `message`."""
+    if not isinstance(answer, dict) or depth > 3:
+        return None
+    for key in ("error", "detail", "message"):
+        found = answer.get(key)
+        if isinstance(found, str):
+            return found
+        message = _error_message(found, depth + 1)
+        if message is not None:
+            return message
+    return None
 
 
 def retry_after_seconds(headers: Mapping[str, str]) -> int:
