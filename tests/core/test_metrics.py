@@ -135,6 +135,7 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
 async def test_a_provider_failure_is_counted_by_its_kind(
     settings_factory: Callable[..., Settings],
     fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
     answer: Answer,
     outcome: str,
     reason: str,
@@ -144,7 +145,42 @@ async def test_a_provider_failure_is_counted_by_its_kind(
     fake_openai.transcriptions.then(answer)
     async with command_app(settings_factory, fake_openai) as client:
         device = await ready_device(client)
-        response = await send(client, device, command_body())
+        with caplog.at_level(logging.INFO, logger="lisan.access"):
+            response = await send(client, device, command_body())
     assert response.status_code in (502, 503)
     assert sample("lisan_provider_calls_total", call="transcribe", outcome=outcome) == failed + 1
     assert sample("lisan_commands_total", status="ERROR", reason=reason) == errors + 1
+    line = next(r for r in caplog.records if getattr(r, "route", None) == "/v1/commands")
+    assert (line.command_status, line.command_reason) == ("ERROR", reason)  # type: ignore[attr-defined]
+
+
+def commands_counted() -> float:
+    return sum(
+        found.value
+        for family in REGISTRY.collect()
+        if family.name == "lisan_commands"
+        for found in family.samples
+        if found.name == "lisan_commands_total"
+    )
+
+
+async def test_a_refusal_before_the_command_runs_is_no_command(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A key reused with another body (422) or a replay ran no command: neither the metrics
+    nor the access line count one (a 409 of its own there once read as "account_deleted")."""
+    key = uuid.uuid4()
+    async with command_app(settings_factory, fake_openai) as client:
+        device = await ready_device(client)
+        first = await send(client, device, command_body(), key)
+        counted = commands_counted()
+        with caplog.at_level(logging.INFO, logger="lisan.access"):
+            replay = await send(client, device, command_body(), key)
+            reused = await send(client, device, command_body(package="org.other.app"), key)
+    assert (first.status_code, replay.status_code, reused.status_code) == (200, 200, 422)
+    assert commands_counted() == counted
+    lines = [r for r in caplog.records if getattr(r, "route", None) == "/v1/commands"]
+    assert len(lines) == 2
+    assert not any(hasattr(line, "command_status") for line in lines)

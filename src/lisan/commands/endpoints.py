@@ -11,8 +11,7 @@ from lisan.commands import idempotency, service
 from lisan.commands.audio import decode_pcm
 from lisan.commands.pipeline import Command
 from lisan.commands.schemas import CommandRequest
-from lisan.core.http import AppResources, answered_status
-from lisan.core.metrics import failure_reason
+from lisan.core.http import AppResources
 from lisan.core.schemas import parse_json_body
 from lisan.providers.base import VoiceProvider
 
@@ -42,17 +41,9 @@ async def post_command(
         request=body,
         pcm=pcm,
     )
-    try:
-        answer = await service.execute(resources, provider, key, raw, command)
-    except Exception as failure:  # the access log says what the failed command came to
-        request.state.command_status = "ERROR"
-        request.state.command_reason = failure_reason(answered_status(failure))
-        raise
+    answer = await service.execute(resources, provider, key, raw, command)
     if answer.command_id is not None:  # a fresh id when the client reused its request id
         request.state.request_id = str(answer.command_id)  # the edge's X-Request-ID says it
-    if answer.outcome is not None:  # the access log says what the command came to
-        request.state.command_status = answer.outcome
-        request.state.command_reason = answer.reason
     headers = {"Idempotent-Replayed": "true"} if answer.replayed else None
     return Response(
         answer.body, status_code=answer.status, media_type="application/json", headers=headers

@@ -22,8 +22,10 @@ from lisan.commands import idempotency, pipeline, validation
 from lisan.commands.pipeline import Command, Progress
 from lisan.commands.schemas import CommandResponse
 from lisan.core import metrics
+from lisan.core.context import command_outcome_var
 from lisan.core.database import Executor, transaction
 from lisan.core.http import answered_status
+from lisan.core.metrics import failure_reason
 from lisan.core.resources import Resources
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry import service as telemetry
@@ -47,8 +49,6 @@ class CommandAnswer:
     body: bytes
     replayed: bool
     command_id: uuid.UUID | None = None  # the id the command ran under (None on a replay)
-    outcome: str | None = None  # the command's status and reason, for the log (not a replay)
-    reason: str | None = None
 
 
 async def execute(
@@ -76,19 +76,12 @@ async def execute(
             progress = await pipeline.plan(provider, command, context, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
-        metrics.count_command("ERROR", metrics.failure_reason(answered_status(exc)))
+        command_outcome_var.set(("ERROR", failure_reason(answered_status(exc))))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
-    outcome, reason = response.status.value, response.reprompt_reason
-    metrics.count_command(outcome, reason)
-    return CommandAnswer(
-        200,
-        body,
-        replayed=False,
-        command_id=command.command_id,
-        outcome=outcome,
-        reason=reason,
-    )
+    # The access log and the metrics say what it came to (lisan.core.edge.log_access).
+    command_outcome_var.set((response.status.value, response.reprompt_reason))
+    return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
 
 
 async def _record(

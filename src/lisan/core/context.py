@@ -1,4 +1,5 @@
-"""Per-request context readable anywhere in the request's task (the request id, for logs)."""
+"""Per-request context readable anywhere in the request's task: the request id (for logs), and
+what a command came to (set by the command service, read by the request edge's access log)."""
 
 from __future__ import annotations
 
@@ -9,3 +10,11 @@ request_id_var: ContextVar[str | None] = ContextVar("lisan_request_id", default=
 
 def current_request_id() -> str | None:
     return request_id_var.get()
+
+
+# (status, reason) of the command a request ran, once it is decided: ACCEPTED, REJECTED, ... or
+# ERROR with what it was answered. None for a request that ran no command (a replay, a refusal
+# before the command was claimed, any other route).
+command_outcome_var: ContextVar[tuple[str, str | None] | None] = ContextVar(
+    "lisan_command_outcome", default=None
+)

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from lisan.core import metrics
-from lisan.core.context import request_id_var
+from lisan.core.context import command_outcome_var, request_id_var
 from lisan.core.errors import (
     InternalError,
     LisanError,
@@ -177,6 +177,7 @@ class RequestEdge:
         state = scope.setdefault("state", {})
         state["request_id"] = request_id
         token = request_id_var.set(request_id)
+        outcome_token = command_outcome_var.set(None)
         started = time.perf_counter()
         status = 0
 
@@ -210,6 +211,7 @@ class RequestEdge:
         finally:
             request_id_var.reset(token)
             log_access(scope, status, started)
+            command_outcome_var.reset(outcome_token)
 
 
 def route_template(scope: Scope) -> str:
@@ -222,7 +224,8 @@ def route_template(scope: Scope) -> str:
 
 def log_access(scope: Scope, status: int, started: float) -> None:
     """The access log's one line for a request (`started`: its `time.perf_counter()`), and the
-    same request in the metrics: logs and metrics tell one story."""
+    same request (and the command it ran, if any) in the metrics: logs and metrics tell one
+    story."""
     seconds = time.perf_counter() - started
     route = route_template(scope)
     metrics.observe_request(route, scope["method"], status, seconds)
@@ -236,9 +239,10 @@ def log_access(scope: Scope, status: int, started: float) -> None:
         "duration_ms": round(seconds * 1000, 3),
         "client": (scope.get("client") or ("-",))[0],
     }
-    if "command_status" in state:
-        fields["command_status"] = state["command_status"]
-        fields["command_reason"] = state["command_reason"]
+    command = command_outcome_var.get()
+    if command is not None:
+        metrics.count_command(*command)
+        fields["command_status"], fields["command_reason"] = command
     access_log.info("request", extra=fields)
 
 
