@@ -164,15 +164,14 @@ class Worker:
         removed = {name: batch.removed for name, batch in done.items()}
         for name, count in removed.items():
             metrics.PURGED.labels(name).inc(count)
-        await _one_batch("count_jobs", self._count_jobs)
+        try:
+            await self._jobs.count()
+        except Exception as exc:  # the deletion gauges wait for the next purge
+            log.error("counting deletion jobs failed", extra={"error": type(exc).__name__})
         purged = Purged(**removed, more=any(batch.more for batch in done.values()))
         if any(removed.values()):
             log.info("purged", extra={"purged": asdict(purged)})
         return purged
-
-    async def _count_jobs(self) -> Batch:
-        await self._jobs.count()
-        return Batch(0, more=False)
 
     async def _purge_idempotency_records(self) -> Batch:
         async with unit_of_work(self._sessions) as session:
