@@ -150,6 +150,11 @@ def settings_factory(database_url: str, tmp_path: Path) -> Callable[..., Setting
             "log_format": "json",
             # Tests run the worker themselves, when they choose (tests/deletion).
             "run_worker": False,
+            # The fake OpenAI server answers what a test scripts, whatever format was asked:
+            # tests speak the design's request unless they test `auto` or `segments`
+            # (tests/providers/test_segments.py), where a scripted answer without logprobs
+            # would otherwise send the recording again.
+            "openai_transcribe_confidence": "logprobs",
         }
         values.update(overrides)
         return Settings(**values)

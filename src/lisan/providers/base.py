@@ -11,8 +11,16 @@ from lisan.core.locale import Locale
 
 @dataclass(frozen=True, slots=True)
 class Transcript:
+    """What a transcriber heard. Beyond the text and its score, what a Whisper-style server
+    reports (each None when it does not): the language it heard (an ISO 639-1 code, or its own
+    word for one it does not map), how likely it found no speech at all, and the transcript's
+    gzip compression ratio (a hallucinated loop compresses far better than speech)."""
+
     text: str
     confidence: float | None  # None: the transcriber gave no score
+    language: str | None = None
+    no_speech_prob: float | None = None
+    compression_ratio: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

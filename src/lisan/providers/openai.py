@@ -1,5 +1,8 @@
 """Any OpenAI-compatible server: transcription (`/audio/transcriptions`) and planning with a
-strict JSON schema (`/chat/completions`). Wire format: design.md, "Provider wire format".
+strict JSON schema (`/chat/completions`). Wire format: design.md, "Provider wire format"; for a
+Whisper-style server, which ignores `include[]=logprobs`, `verbose_json` instead
+(LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): its segments give the confidence, and it reports the
+language it heard and how likely there was no speech (`transcript_from`).
 
 Nothing the user said reaches an exception message or a log: no audio, transcript,
 vocabulary, screen or API key; logs carry status codes and timings. A provider's error answer
@@ -18,6 +21,7 @@ import re
 import statistics
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -25,7 +29,7 @@ import httpx
 import orjson
 
 from lisan.core.locale import Locale
-from lisan.core.settings import Settings
+from lisan.core.settings import Settings, TranscribeConfidence
 from lisan.core.wav import wav_header
 from lisan.providers.base import (
     Expected,
@@ -43,7 +47,10 @@ from lisan.providers.prompts import SYSTEM_PROMPT, user_message
 
 log = logging.getLogger(__name__)
 
-_LANGUAGE_CODES = {Locale.AM_ET: "am", Locale.EN_US: "en"}
+# The design's request, and a Whisper-style server's (OpenAI's whisper-1, faster-whisper-server):
+# its `verbose_json` carries per-segment scores and the language heard, never token logprobs.
+_LOGPROBS_FORM = {"response_format": "json", "include[]": "logprobs"}
+_SEGMENTS_FORM = {"response_format": "verbose_json"}
 _JSON = "application/json"
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
@@ -92,6 +99,9 @@ class OpenAIProvider:
         self._breaker = breaker
         self._bulkhead = Bulkhead(settings.provider_max_concurrency, settings.provider_queue_wait_s)
         self._base_url = str(settings.openai_base_url).rstrip("/")
+        mode = settings.openai_transcribe_confidence
+        self._asks_for_segments = mode is TranscribeConfidence.SEGMENTS
+        self._detects = mode is TranscribeConfidence.AUTO
         self._headers = (
             {"Authorization": f"Bearer {settings.openai_api_key}"}
             if settings.openai_api_key
@@ -100,17 +110,33 @@ class OpenAIProvider:
 
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         """Only the vocabulary terms go with the audio (the prompt): the screen and the apps
-        are not the transcriber's business."""
-        vocabulary = expected.vocabulary
+        are not the transcriber's business. The confidence mode (`TranscribeConfidence`):
+        in `auto`, the first answer with text but neither logprobs nor segments marks this
+        endpoint as a Whisper-style server, and the same recording is asked again for
+        `verbose_json`, as is every later one: once per process, so no command is planned
+        ungated (that one command pays two calls, each with the whole timeout)."""
+        audio = FilePart("file", "audio.wav", "audio/wav", (wav_header(len(pcm)), pcm))
+        asked_segments = self._asks_for_segments
+        answer = await self._transcribe_once(audio, language, expected.vocabulary, asked_segments)
+        if not asked_segments and self._detects and gives_no_confidence(answer):
+            self._asks_for_segments = True
+            log.info(
+                "the transcriber gives no logprobs: asking it for verbose_json segments",
+                extra={"operation": "transcribe"},
+            )
+            answer = await self._transcribe_once(audio, language, expected.vocabulary, True)
+        return transcript_from(answer)
+
+    async def _transcribe_once(
+        self, audio: FilePart, language: Locale, vocabulary: Sequence[str], segments: bool
+    ) -> Any:
         form = {
             "model": self._settings.openai_transcribe_model,
-            "language": _LANGUAGE_CODES[language],
-            "response_format": "json",
-            "include[]": "logprobs",
+            "language": language.language,
+            **(_SEGMENTS_FORM if segments else _LOGPROBS_FORM),
         }
         if vocabulary:
             form["prompt"] = ", ".join(vocabulary)
-        audio = FilePart("file", "audio.wav", "audio/wav", (wav_header(len(pcm)), pcm))
         body, content_type = form_data(form, audio)
 
         async def call() -> Any:
@@ -123,8 +149,7 @@ class OpenAIProvider:
             )
 
         async with self._bulkhead.slot("transcribe"):  # refused here: the breaker never knows
-            answer = await self._breaker.call(call)
-        return transcript_from(answer)
+            return await self._breaker.call(call)
 
     async def plan(
         self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
@@ -194,9 +219,129 @@ class OpenAIProvider:
 
 
 def transcript_from(answer: Any) -> Transcript:
+    """The transcript and whatever the server says of it: confidence from token logprobs when
+    it gives them, else from its segments (`segment_confidence`)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
         raise ProviderBadAnswer("transcribe: the answer has no text")
-    return Transcript(text=answer["text"], confidence=confidence_from(answer.get("logprobs")))
+    segments = segments_from(answer.get("segments"))
+    confidence = confidence_from(answer.get("logprobs"))
+    if confidence is None:
+        confidence = segment_confidence(segments)
+    return Transcript(
+        text=answer["text"],
+        confidence=confidence,
+        language=language_from(answer.get("language")),
+        no_speech_prob=_weighted_mean(segments, "no_speech_prob"),
+        compression_ratio=max(
+            (s.compression_ratio for s in segments if s.compression_ratio is not None),
+            default=None,
+        ),
+    )
+
+
+def gives_no_confidence(answer: Any) -> bool:
+    """A transcript (some text) with neither logprobs nor segments: the server ignored
+    `include[]=logprobs`, as Whisper-style servers do."""
+    if not isinstance(answer, dict):
+        return False
+    text = answer.get("text")
+    return (
+        isinstance(text, str)
+        and bool(text.strip())
+        and not answer.get("logprobs")
+        and answer.get("segments") is None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The scores of one `verbose_json` segment (each None when the server leaves it out)."""
+
+    weight: float  # its duration in seconds (at least MIN_SEGMENT_WEIGHT_S)
+    avg_logprob: float | None
+    no_speech_prob: float | None
+    compression_ratio: float | None
+
+
+MIN_SEGMENT_WEIGHT_S = 0.05
+MAX_SEGMENTS = 512
+
+
+def segments_from(raw: Any) -> list[Segment]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_SEGMENTS:
+        raise ProviderBadAnswer("transcribe: segments is not a list")
+    segments = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise ProviderBadAnswer("transcribe: a segment is not an object")
+        start, end = _score(item, "start"), _score(item, "end")
+        duration = end - start if start is not None and end is not None else 1.0
+        segments.append(
+            Segment(
+                weight=max(MIN_SEGMENT_WEIGHT_S, duration),
+                avg_logprob=_score(item, "avg_logprob"),
+                no_speech_prob=_score(item, "no_speech_prob"),
+                compression_ratio=_score(item, "compression_ratio"),
+            )
+        )
+    return segments
+
+
+# Platt scaling of the segments' mean avg_logprob (weighted by duration) into the probability
+# that the transcript is right, fitted by `python -m bench.interop --calibrate` on
+# faster-whisper-server 0.0.3 with Whisper tiny.en (README, "Remote transcription servers"),
+# its offset lowered by ln 2 so that LISAN_CONFIDENCE_THRESHOLD's 0.5 is where P(right) is 2/3:
+# a wrong transcript planned counts twice a right one asked again. exp(avg_logprob) itself is
+# no probability: right transcripts there scored 0.25 to 0.76.
+SEGMENT_SLOPE = 4.54
+SEGMENT_OFFSET = 3.57
+SEGMENT_LOGPROB_FLOOR = -50.0
+
+
+def segment_confidence(segments: Sequence[Segment]) -> float | None:
+    mean_logprob = _weighted_mean(segments, "avg_logprob")
+    if mean_logprob is None:
+        return None
+    # At most 0 (a provider's rounding), and past SEGMENT_LOGPROB_FLOOR the answer is 0 anyway:
+    # clamped there, exp() cannot overflow (-1e308 would have: a 500).
+    mean_logprob = max(SEGMENT_LOGPROB_FLOOR, min(0.0, mean_logprob))
+    return 1.0 / (1.0 + math.exp(-(SEGMENT_SLOPE * mean_logprob + SEGMENT_OFFSET)))
+
+
+def _weighted_mean(segments: Sequence[Segment], name: str) -> float | None:
+    total = weighted = 0.0
+    for segment in segments:
+        value: float | None = getattr(segment, name)
+        if value is not None:
+            total += segment.weight
+            weighted += segment.weight * value
+    return weighted / total if total else None
+
+
+def _score(segment: dict[str, Any], name: str) -> float | None:
+    value = segment.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ProviderBadAnswer(f"transcribe: a segment's {name} is not a number")
+    return float(value)
+
+
+# OpenAI's whisper-1 names the language ("english"); faster-whisper-server gives its code.
+_LANGUAGE_NAMES = {"english": "en", "amharic": "am"}
+MAX_LANGUAGE_CHARS = 32
+
+
+def language_from(raw: Any) -> str | None:
+    """The language the server heard, as an ISO 639-1 code when it is one of ours."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise ProviderBadAnswer("transcribe: language is not a string")
+    language = raw.strip().lower()[:MAX_LANGUAGE_CHARS]
+    return _LANGUAGE_NAMES.get(language, language) or None
 
 
 LOGPROB_FLOOR = -1000.0

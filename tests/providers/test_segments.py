@@ -1,0 +1,182 @@
+"""Confidence from whatever the server gives (LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): token logprobs,
+or a Whisper-style server's `verbose_json` segments; and `auto`, which asks for segments once a
+server shows it gives no logprobs. The server's own answers are replayed in
+test_real_answers.py; here the rules, on answers made to the point."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+
+from lisan.core.locale import Locale
+from lisan.providers.base import Expected, ProviderBadAnswer, Transcript
+from lisan.providers.openai import (
+    SEGMENT_OFFSET,
+    SEGMENT_SLOPE,
+    language_from,
+    segment_confidence,
+    segments_from,
+    transcript_from,
+)
+from tests.fakes.openai_server import Answer, FakeOpenAI
+from tests.providers.conftest import PCM, MakeProvider
+
+NOTHING_EXPECTED = Expected([], None, [])
+
+
+def segment(
+    avg_logprob: float, start: float = 0.0, end: float = 1.0, **more: Any
+) -> dict[str, Any]:
+    return {"id": 0, "start": start, "end": end, "text": " x", "avg_logprob": avg_logprob, **more}
+
+
+def verbose(text: str, *segments: dict[str, Any], language: str = "en") -> dict[str, Any]:
+    return {"task": "transcribe", "language": language, "duration": 1.0, "text": text,
+            "segments": list(segments)}  # fmt: skip
+
+
+def platt(mean_logprob: float) -> float:
+    return 1 / (1 + math.exp(-(SEGMENT_SLOPE * mean_logprob + SEGMENT_OFFSET)))
+
+
+def test_segment_confidence_is_the_documented_platt_scaling_of_the_weighted_mean() -> None:
+    # 1.5 s at -0.2 and 0.5 s at -1.0: the mean, weighted by duration, is -0.4.
+    answer = verbose(
+        "open telegram",
+        segment(-0.2, 0.0, 1.5, no_speech_prob=0.1, compression_ratio=0.8),
+        segment(-1.0, 1.5, 2.0, no_speech_prob=0.5, compression_ratio=2.6),
+    )
+    transcript = transcript_from(answer)
+    assert transcript.confidence == pytest.approx(platt(-0.4))
+    assert transcript.no_speech_prob == pytest.approx(0.2)
+    assert transcript.compression_ratio == 2.6  # the worst segment: one loop is enough
+    assert transcript.language == "en"
+
+
+def test_the_mapping_rises_with_the_log_probability_and_stays_in_0_1() -> None:
+    found = [segment_confidence(segments_from([segment(lp)])) for lp in (-5, -1, -0.5, -0.1, 0)]
+    scores = [s for s in found if s is not None]
+    assert len(scores) == 5
+    assert all(0 <= s <= 1 for s in scores)
+    assert scores == sorted(scores)
+    assert len(set(scores)) == len(scores)
+    assert segment_confidence(segments_from([segment(-1e308)])) == pytest.approx(0.0)
+
+
+def test_logprobs_win_over_segments_when_a_server_gives_both() -> None:
+    answer = {**verbose("go back", segment(-3.0)), "logprobs": [{"token": "go", "logprob": 0.0}]}
+    assert transcript_from(answer).confidence == 1.0
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        verbose("go back"),  # no segments at all
+        verbose("go back", {"id": 0, "start": 0, "end": 1, "text": "go back"}),  # no scores
+        {"text": "go back"},
+    ],
+)
+def test_no_score_gives_no_confidence(answer: dict[str, Any]) -> None:
+    assert transcript_from(answer).confidence is None
+
+
+@pytest.mark.parametrize(
+    "segments",
+    ["not a list", [1], [{**segment(-0.1), "avg_logprob": "high"}],
+     [segment(-0.1, no_speech_prob=True)], [{**segment(-0.1), "start": "0"}],
+     [segment(-0.1)] * 513],
+)  # fmt: skip
+def test_a_malformed_segment_is_a_bad_answer(segments: Any) -> None:
+    with pytest.raises(ProviderBadAnswer):
+        transcript_from({"text": "go back", "segments": segments})
+
+
+@pytest.mark.parametrize(
+    ("raw", "code"),
+    [("en", "en"), ("english", "en"), (" Amharic ", "am"), ("am", "am"), ("fr", "fr"), (None, None),
+     ("", None), ("x" * 100, "x" * 32)],
+)  # fmt: skip
+def test_the_language_heard_is_an_iso_code_when_it_is_ours(raw: Any, code: str | None) -> None:
+    assert language_from(raw) == code
+
+
+def test_a_language_that_is_no_string_is_a_bad_answer() -> None:
+    with pytest.raises(ProviderBadAnswer):
+        transcript_from({"text": "go back", "language": 7})
+
+
+async def test_segments_mode_asks_for_verbose_json_and_no_logprobs(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.transcriptions.then(Answer.json(verbose("Go back.", segment(-0.1))))
+    provider = make_provider(openai_transcribe_confidence="segments")
+    transcript = await provider.transcribe(PCM, Locale.AM_ET, NOTHING_EXPECTED)
+    sent = fake_openai.transcriptions.last
+    assert sent.field("response_format") == "verbose_json"
+    assert "include[]" not in sent.fields
+    assert sent.field("language") == "am"
+    assert transcript == Transcript(
+        "Go back.", platt(-0.1), language="en", no_speech_prob=None, compression_ratio=None
+    )
+
+
+async def test_logprobs_mode_never_asks_again(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.transcriptions.then(Answer.json({"text": "go back"}))
+    provider = make_provider(openai_transcribe_confidence="logprobs")
+    transcript = await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    assert transcript.confidence is None
+    assert fake_openai.transcriptions.calls == 1
+
+
+async def test_auto_asks_a_server_without_logprobs_for_segments_once_and_for_good(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.transcriptions.then(
+        Answer.json({"text": " Go back."}),  # the design's request: the server ignores logprobs
+        Answer.json(verbose(" Go back.", segment(-0.2))),  # the same recording, asked again
+        Answer.json(verbose(" Go home.", segment(-0.3))),  # the next command: asked once
+    )
+    provider = make_provider(openai_transcribe_confidence="auto")
+    first = await provider.transcribe(PCM, Locale.EN_US, Expected(["Yonas"], None, []))
+    first_request, again = fake_openai.transcriptions.requests
+    assert first_request.field("response_format") == "json"
+    assert first_request.field("include[]") == "logprobs"
+    assert again.field("response_format") == "verbose_json"
+    assert again.file == first_request.file
+    assert again.field("prompt") == "Yonas"
+    assert first.confidence == pytest.approx(platt(-0.2))
+
+    second = await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    assert fake_openai.transcriptions.calls == 3
+    assert fake_openai.transcriptions.last.field("response_format") == "verbose_json"
+    assert second.confidence == pytest.approx(platt(-0.3))
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"text": "go back", "logprobs": [{"token": "go", "logprob": -0.1}]},  # logprobs given
+        {"text": "  "},  # nothing heard: it says nothing of the server
+        verbose("go back", segment(-0.1)),  # segments without being asked: already enough
+    ],
+)
+async def test_auto_keeps_the_designs_request_for_a_server_that_gives_a_score(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, answer: dict[str, Any]
+) -> None:
+    fake_openai.transcriptions.default = Answer.json(answer)
+    provider = make_provider(openai_transcribe_confidence="auto")
+    await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    assert fake_openai.transcriptions.calls == 2
+    assert {r.field("response_format") for r in fake_openai.transcriptions.requests} == {"json"}
+
+
+def test_the_setting_refuses_an_unknown_mode(settings_factory: Any) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError):
+        settings_factory(openai_transcribe_confidence="tokens")
