@@ -8,7 +8,7 @@ runs them in order; each takes what the steps before it returned and returns wha
    anyone spoke at all;
 3. `keep_audio`: the recording, kept only while the account and its consent allow, under a
    hold on the account that a deletion waits for;
-4. `hear`: the transcriber, and the confidence gate;
+4. `hear`: the transcriber, and its doubts (`hearing`: language, no speech, confidence);
 5. `plan`: the planner;
 6. `validate`, inside `record`'s transaction: the safety rules against the grants as they are
    now, then the event, the bill and the response to replay.
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from lisan.billing import service as billing
-from lisan.commands import idempotency
+from lisan.commands import hearing, idempotency
 from lisan.commands.audio import has_speech
 from lisan.commands.schemas import (
     CommandRequest,
@@ -234,7 +234,8 @@ async def hear(
     context: Context,
     progress: Progress,
 ) -> Progress:
-    """The transcript, or a REPROMPT when there is none or its confidence is too low."""
+    """The transcript, or a REPROMPT when the transcriber doubts it (`hearing.doubt`): none,
+    another language, no speech, a loop, or too little confidence."""
     since = time.perf_counter()
     expected = Expected(
         vocabulary=context.terms,
@@ -246,15 +247,10 @@ async def hear(
         "transcribe", provider.transcribe(command.pcm, command.request.locale, expected)
     )
     progress = progress.lap("transcribe", since)
-    if not transcript.text.strip():
-        return progress.decided(
-            refusal(command, CommandStatus.REPROMPT, "empty_transcript", PhraseKey.RETRY)
-        )
     threshold = resources.settings.confidence_threshold
-    if transcript.confidence is not None and transcript.confidence < threshold:
-        return progress.decided(
-            refusal(command, CommandStatus.REPROMPT, "low_confidence", PhraseKey.RETRY)
-        )
+    reason = hearing.doubt(transcript, command.request.locale, threshold)
+    if reason is not None:
+        return progress.decided(refusal(command, CommandStatus.REPROMPT, reason, PhraseKey.RETRY))
     return dataclasses.replace(
         progress, transcript=transcript.text, confident=transcript.confidence is not None
     )

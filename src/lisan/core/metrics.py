@@ -37,6 +37,8 @@ COMMAND_REASONS = frozenset(
         "no_speech",
         "empty_transcript",
         "low_confidence",
+        "language_mismatch",
+        "repetitive_transcript",
         "subscription_inactive",
         "nothing_to_do",
         "target_not_on_screen",

@@ -1,0 +1,62 @@
+"""Whether a transcript may go to the planner: the transcriber's own doubts, whichever provider
+gave them. A transcript that fails one is REPROMPTed with the reason, never planned.
+
+The checks run in the order an operator reads them: nothing heard, heard in another language,
+heard nothing but noise, heard a loop (the server's compression ratio, or a phrase said three
+times running), then too little confidence. Only a Whisper-style server
+reports the language, `no_speech_prob` and the compression ratio (`Transcript`); without them
+those checks pass and the confidence gate alone decides.
+"""
+
+from __future__ import annotations
+
+from lisan.core.locale import Locale
+from lisan.core.text import fold
+from lisan.providers.base import Transcript
+
+# Whisper's own `no_speech_threshold` and `compression_ratio_threshold` (its decoder uses them to
+# drop a silent segment and to retry a looping one); measured on a real server by
+# `python -m bench.interop` (bench/README.md, "Remote transcription servers"). As in Whisper, a
+# transcript is taken for silence only when the server was also unsure of it (there
+# `avg_logprob` under -1; here the confidence gate): a real "up." scored 0.69 and was right.
+NO_SPEECH_PROB = 0.6
+LOOP_COMPRESSION_RATIO = 2.4
+# Whisper's bound is made for 30 s windows: a command's loop is too short to compress that well
+# ("Abebe, Abebe, Abebe, Abebe, Abebe..." scored 1.71; a natural 224-byte dictation 1.54). So a
+# phrase of up to LOOP_PHRASE_WORDS words said LOOP_REPEATS times running is a loop too.
+LOOP_REPEATS = 3
+LOOP_PHRASE_WORDS = 3
+LOOP_TEXT_CHARS = 2_000  # 15 s of speech is a few hundred: a provider's flood is not read whole
+
+
+def doubt(transcript: Transcript, locale: Locale, confidence_threshold: float) -> str | None:
+    """The `reprompt_reason` that keeps this transcript from the planner, or None."""
+    if not transcript.text.strip():
+        return "empty_transcript"
+    if transcript.language is not None and transcript.language != locale.language:
+        # An English-only model asked for Amharic hears English gibberish, and says "en".
+        return "language_mismatch"
+    confident = transcript.confidence is not None and transcript.confidence >= confidence_threshold
+    no_speech = transcript.no_speech_prob
+    if no_speech is not None and no_speech >= NO_SPEECH_PROB and not confident:
+        return "no_speech"
+    ratio = transcript.compression_ratio
+    if (ratio is not None and ratio > LOOP_COMPRESSION_RATIO) or loops(transcript.text):
+        return "repetitive_transcript"
+    if transcript.confidence is not None and not confident:
+        return "low_confidence"
+    return None
+
+
+def loops(text: str) -> bool:
+    """A phrase of 1 to LOOP_PHRASE_WORDS words said LOOP_REPEATS times running."""
+    words = fold(text[:LOOP_TEXT_CHARS]).split()
+    for size in range(1, LOOP_PHRASE_WORDS + 1):
+        for start in range(len(words) - size * LOOP_REPEATS + 1):
+            phrase = words[start : start + size]
+            if all(
+                words[start + size * n : start + size * (n + 1)] == phrase
+                for n in range(1, LOOP_REPEATS)
+            ):
+                return True
+    return False
