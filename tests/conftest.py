@@ -44,12 +44,13 @@ def _unreachable(what: str, detail: str) -> None:
     pytest.skip(message)
 
 
-async def _in_postgres_maintenance_db(url: str, *statements: str) -> None:
-    """Run statements (CREATE/DROP DATABASE) from the server's `postgres` database."""
+async def _in_postgres(url: URL, *statements: str) -> None:
+    """Run statements, one after the other, through asyncpg on `url`'s database. One string of
+    several statements runs as one implicit transaction (PostgreSQL's simple query)."""
     import asyncpg
 
-    maintenance = make_url(url).set(drivername="postgresql", database="postgres")
-    connection = await asyncpg.connect(maintenance.render_as_string(hide_password=False), timeout=5)
+    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(dsn, timeout=5)
     try:
         for statement in statements:
             await connection.execute(statement)
@@ -60,15 +61,22 @@ async def _in_postgres_maintenance_db(url: str, *statements: str) -> None:
 def _recreate_postgres_database(url: str) -> None:
     name = make_url(url).database
     asyncio.run(
-        _in_postgres_maintenance_db(
-            url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)', f'CREATE DATABASE "{name}"'
+        _in_postgres(
+            _maintenance(url),
+            f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)',
+            f'CREATE DATABASE "{name}"',
         )
     )
 
 
 def _drop_postgres_database(url: str) -> None:
     name = make_url(url).database
-    asyncio.run(_in_postgres_maintenance_db(url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    asyncio.run(_in_postgres(_maintenance(url), f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+
+
+def _maintenance(url: str) -> URL:
+    """The server's `postgres` database: where CREATE and DROP DATABASE run."""
+    return make_url(url).set(database="postgres")
 
 
 @pytest.fixture(scope="session")
@@ -126,19 +134,7 @@ def _empty_all_tables(database_url: str) -> None:
         finally:
             connection.close()
         return
-    asyncio.run(_delete_in_postgres(url, "; ".join(statements)))
-
-
-async def _delete_in_postgres(url: URL, statements: str) -> None:
-    import asyncpg
-
-    dsn = url.set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(dsn)
-    try:
-        async with connection.transaction():
-            await connection.execute(statements)
-    finally:
-        await connection.close()
+    asyncio.run(_in_postgres(url, "; ".join(statements)))
 
 
 @pytest.fixture(autouse=True)
