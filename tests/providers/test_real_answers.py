@@ -114,9 +114,10 @@ async def test_the_servers_errors_reach_the_log_as_its_own_words(
 
 
 async def run(
-    settings_factory: Callable[..., Settings], fake: FakeOpenAI, name: str, language: str
+    settings_factory: Callable[..., Settings], fake: FakeOpenAI, answer: Answer, language: str
 ) -> tuple[int, dict[str, Any]]:
-    fake.transcriptions.then(replay(name))
+    """One command whose transcription the fake answers with `answer`: its status and body."""
+    fake.transcriptions.then(answer)
     async with app_with(
         settings_factory, fake.base_url, openai_transcribe_confidence="segments"
     ) as client:
@@ -145,7 +146,7 @@ async def test_a_doubtful_real_answer_is_reprompted_and_never_planned(
     language: str,
     reason: str,
 ) -> None:
-    status, body = await run(settings_factory, fake_openai, name, language)
+    status, body = await run(settings_factory, fake_openai, replay(name), language)
     assert status == 200
     assert (body["status"], body["reprompt_reason"]) == ("REPROMPT", reason)
     assert "action_plan" not in body
@@ -164,7 +165,7 @@ async def test_a_doubtful_real_answer_is_reprompted_and_never_planned(
 async def test_a_confident_real_answer_in_the_language_asked_is_planned(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, name: str
 ) -> None:
-    status, body = await run(settings_factory, fake_openai, name, "en-US")
+    status, body = await run(settings_factory, fake_openai, replay(name), "en-US")
     assert status == 200
     assert body["status"] == "ACCEPTED"
     assert fake_openai.completions.calls == 1
@@ -179,11 +180,7 @@ async def test_a_high_no_speech_prob_the_server_was_unsure_of_is_no_speech(
     recorded = fixture("verbose_most_no_speech")["body"]
     assert recorded["segments"][0]["no_speech_prob"] >= 0.6
     unsure = {**recorded, "segments": [{**recorded["segments"][0], "avg_logprob": -1.2}]}
-    fake_openai.transcriptions.then(Answer.json(unsure))
-    async with app_with(
-        settings_factory, fake_openai.base_url, openai_transcribe_confidence="segments"
-    ) as client:
-        device = await ready_device(client)
-        body = (await command(client, device, command_body())).json()
+    status, body = await run(settings_factory, fake_openai, Answer.json(unsure), "en-US")
+    assert status == 200
     assert (body["status"], body["reprompt_reason"]) == ("REPROMPT", "no_speech")
     assert fake_openai.completions.calls == 0
