@@ -60,7 +60,7 @@ from bench.common import ROOT, free_port, process
 from bench.offline_cases import AMHARIC
 from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
-from lisan.providers.openai import transcript_from
+from lisan.providers.openai.transcription import transcript_from
 from lisan.say import speak
 
 SHARED_SPEECH = ROOT.parent / "shared" / "speech"

@@ -21,7 +21,8 @@ from lisan.providers.base import (
     ServiceAtCapacity,
 )
 from lisan.providers.breaker import ProviderBreaker
-from lisan.providers.openai import ERROR_EXCERPT_CHARS, OpenAIProvider
+from lisan.providers.openai import OpenAIProvider
+from lisan.providers.openai.errors import ERROR_EXCERPT_CHARS
 from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
 from tests.network import closed_port
 from tests.providers.conftest import API_KEY, PCM, MakeProvider

@@ -17,7 +17,7 @@ import pytest
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderBadAnswer
-from lisan.providers.openai import segment_confidence, segments_from, transcript_from
+from lisan.providers.openai.transcription import segment_confidence, segments_from, transcript_from
 from tests.commands.route_support import app_with, command
 from tests.commands.support import command_body, ready_device
 from tests.fakes.openai_server import Answer, FakeOpenAI

@@ -12,7 +12,7 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderBadAnswer, Transcript
-from lisan.providers.openai import (
+from lisan.providers.openai.transcription import (
     SEGMENT_OFFSET,
     SEGMENT_SLOPE,
     language_from,

@@ -1,0 +1,164 @@
+"""The remote provider: transcription and planning on any OpenAI-compatible server, through
+the app's shared HTTP client, behind its circuit breaker and our own bulkhead. Wire format:
+design.md, "Provider wire format".
+
+Nothing the user said reaches an exception message or a log: no audio, transcript,
+vocabulary, screen or API key; logs carry status codes and timings, and of a provider's error
+answer a bounded excerpt (`errors.error_excerpt`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import orjson
+
+from lisan.core.locale import Locale
+from lisan.core.settings import Settings
+from lisan.core.wav import wav_header
+from lisan.providers.base import (
+    Expected,
+    ProviderBadAnswer,
+    ProviderTimeout,
+    ProviderUnavailable,
+    Screen,
+    ServiceAtCapacity,
+    Transcript,
+)
+from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.bulkhead import Bulkhead
+from lisan.providers.multipart import FilePart, form_data
+from lisan.providers.openai.errors import status_error
+from lisan.providers.openai.planning import plan_from, plan_request
+from lisan.providers.openai.transcription import (
+    ConfidenceSource,
+    transcript_from,
+    transcription_form,
+)
+
+# The package's name, which operators filter on (not this module's).
+log = logging.getLogger("lisan.providers.openai")
+
+_JSON = "application/json"
+POOL_WAIT_S = 1.0  # longest wait for a free connection of our own pool
+
+
+class OpenAIProvider:
+    keeps_screens_local = False  # a remote server: an ungranted app's screen never reaches it
+
+    def __init__(self, settings: Settings, http: httpx.AsyncClient, breaker: ProviderBreaker):
+        self._settings = settings
+        self._http = http
+        self._breaker = breaker
+        self._bulkhead = Bulkhead(settings.provider_max_concurrency, settings.provider_queue_wait_s)
+        self._base_url = str(settings.openai_base_url).rstrip("/")
+        self._confidence = ConfidenceSource(settings.openai_transcribe_confidence)
+        self._headers = (
+            {"Authorization": f"Bearer {settings.openai_api_key}"}
+            if settings.openai_api_key
+            else {}
+        )
+
+    async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
+        """The confidence mode (`ConfidenceSource`) may ask for the same recording twice."""
+        audio = FilePart("file", "audio.wav", "audio/wav", (wav_header(len(pcm)), pcm))
+        asked_segments = self._confidence.asks_for_segments
+        answer = await self._transcribe_once(audio, language, expected.vocabulary, asked_segments)
+        if self._confidence.asks_again(answer, asked_segments=asked_segments):
+            log.info(
+                "the transcriber gives no logprobs: asking it for verbose_json segments",
+                extra={"operation": "transcribe"},
+            )
+            answer = await self._transcribe_once(audio, language, expected.vocabulary, True)
+        return transcript_from(answer)
+
+    async def _transcribe_once(
+        self, audio: FilePart, language: Locale, vocabulary: Sequence[str], segments: bool
+    ) -> Any:
+        model = self._settings.openai_transcribe_model
+        form = transcription_form(model, language, vocabulary, segments=segments)
+        body, content_type = form_data(form, audio)
+
+        async def call() -> Any:
+            return await self._post(
+                "transcribe",
+                "/audio/transcriptions",
+                self._settings.transcribe_timeout_s,
+                body,
+                content_type,
+            )
+
+        async with self._bulkhead.slot("transcribe"):  # refused here: the breaker never knows
+            return await self._breaker.call(call)
+
+    async def plan(
+        self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
+    ) -> Any:
+        """`apps` is not sent: the remote planner is not told which apps the user has."""
+        content = plan_request(self._settings.openai_plan_model, transcript, screen, language)
+
+        async def call() -> Any:
+            return await self._post(
+                "plan", "/chat/completions", self._settings.plan_timeout_s, content, _JSON
+            )
+
+        async with self._bulkhead.slot("plan"):
+            answer = await self._breaker.call(call)
+        return plan_from(answer)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the HTTP client and the breaker belong to the app."""
+
+    async def _post(
+        self, operation: str, path: str, timeout_s: float, body: bytes, content_type: str
+    ) -> Any:
+        """POST and decode the JSON answer, mapping every failure to a ProviderError."""
+        fields: dict[str, Any] = {"operation": operation}
+        started = time.perf_counter()
+        try:
+            async with asyncio.timeout(timeout_s):
+                response = await self._http.post(
+                    self._base_url + path,
+                    content=body,
+                    headers={**self._headers, "Content-Type": content_type},
+                    # A short wait for our own pool: past it we are the bottleneck, and the
+                    # answer is a quick 503 rather than a provider timeout.
+                    timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
+                )
+        except httpx.PoolTimeout:
+            _log_failure(fields, started, outcome="no free connection")
+            raise ServiceAtCapacity(f"{operation}: no free provider connection") from None
+        except (TimeoutError, httpx.TimeoutException):
+            _log_failure(fields, started, outcome="timeout")
+            raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
+        except httpx.TransportError as exc:
+            _log_failure(fields, started, outcome="connection error", error=type(exc).__name__)
+            raise ProviderUnavailable(
+                f"{operation}: {type(exc).__name__}", kind="connection"
+            ) from None
+        fields["status"] = response.status_code
+        fields["duration_ms"] = _elapsed_ms(started)
+        failure = status_error(operation, response, self._settings.openai_api_key)
+        if failure is not None:
+            error, more = failure
+            log.warning("provider call failed", extra={**fields, **more})
+            raise error
+        log.debug("provider call", extra=fields)
+        try:
+            return orjson.loads(response.content)
+        except orjson.JSONDecodeError:
+            raise ProviderBadAnswer(f"{operation}: the answer is not JSON") from None
+
+
+def _elapsed_ms(started: float) -> int:
+    return round((time.perf_counter() - started) * 1000)
+
+
+def _log_failure(fields: dict[str, Any], started: float, **more: Any) -> None:
+    fields = {**fields, **more, "duration_ms": _elapsed_ms(started)}
+    log.warning("provider call failed", extra=fields)

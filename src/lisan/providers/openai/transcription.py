@@ -1,0 +1,209 @@
+"""Transcription on an OpenAI-compatible server (`/audio/transcriptions`): the request form, the
+transcript read from the answer with its confidence, and the `auto` mode that tells the two
+kinds of server apart.
+
+The design's request asks for token logprobs (`include[]=logprobs`); a Whisper-style server
+(OpenAI's whisper-1, faster-whisper-server) ignores it, and is asked for `verbose_json` instead
+(LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): its segments give the confidence, and it reports the
+language it heard and how likely there was no speech (`transcript_from`).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from lisan.core.locale import Locale
+from lisan.core.settings import TranscribeConfidence
+from lisan.providers.base import ProviderBadAnswer, Transcript
+
+# The design's request, and a Whisper-style server's: its `verbose_json` carries per-segment
+# scores and the language heard, never token logprobs.
+_LOGPROBS_FORM = {"response_format": "json", "include[]": "logprobs"}
+_SEGMENTS_FORM = {"response_format": "verbose_json"}
+
+
+def transcription_form(
+    model: str, language: Locale, vocabulary: Sequence[str], *, segments: bool
+) -> dict[str, str]:
+    """The form fields sent with the audio. Only the vocabulary terms go with it (the prompt):
+    the screen and the apps are not the transcriber's business."""
+    form = {
+        "model": model,
+        "language": language.language,
+        **(_SEGMENTS_FORM if segments else _LOGPROBS_FORM),
+    }
+    if vocabulary:
+        form["prompt"] = ", ".join(vocabulary)
+    return form
+
+
+class ConfidenceSource:
+    """Where this endpoint's confidence comes from (`TranscribeConfidence`). In `auto`, the
+    first answer with text but neither logprobs nor segments marks the endpoint as a
+    Whisper-style server, and the same recording is asked again for `verbose_json`, as is
+    every later one: once per process, so no command is planned ungated (that one command
+    pays two calls, each with the whole timeout)."""
+
+    def __init__(self, mode: TranscribeConfidence) -> None:
+        self.asks_for_segments = mode is TranscribeConfidence.SEGMENTS
+        self._detects = mode is TranscribeConfidence.AUTO
+
+    def asks_again(self, answer: Any, *, asked_segments: bool) -> bool:
+        """Whether `answer` (asked for segments or not) shows, in `auto`, a server that gives
+        no logprobs: then this recording and every later one asks for segments."""
+        if asked_segments or not self._detects or not gives_no_confidence(answer):
+            return False
+        self.asks_for_segments = True
+        return True
+
+
+def transcript_from(answer: Any) -> Transcript:
+    """The transcript and whatever the server says of it: confidence from token logprobs when
+    it gives them, else from its segments (`segment_confidence`)."""
+    if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
+        raise ProviderBadAnswer("transcribe: the answer has no text")
+    segments = segments_from(answer.get("segments"))
+    confidence = confidence_from(answer.get("logprobs"))
+    if confidence is None:
+        confidence = segment_confidence(segments)
+    return Transcript(
+        text=answer["text"],
+        confidence=confidence,
+        language=language_from(answer.get("language")),
+        no_speech_prob=_weighted_mean(segments, "no_speech_prob"),
+        compression_ratio=max(
+            (s.compression_ratio for s in segments if s.compression_ratio is not None),
+            default=None,
+        ),
+    )
+
+
+def gives_no_confidence(answer: Any) -> bool:
+    """A transcript (some text) with neither logprobs nor segments: the server ignored
+    `include[]=logprobs`, as Whisper-style servers do."""
+    if not isinstance(answer, dict):
+        return False
+    text = answer.get("text")
+    return (
+        isinstance(text, str)
+        and bool(text.strip())
+        and not answer.get("logprobs")
+        and answer.get("segments") is None
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """The scores of one `verbose_json` segment (each None when the server leaves it out)."""
+
+    weight: float  # its duration in seconds (at least MIN_SEGMENT_WEIGHT_S)
+    avg_logprob: float | None
+    no_speech_prob: float | None
+    compression_ratio: float | None
+
+
+MIN_SEGMENT_WEIGHT_S = 0.05
+MAX_SEGMENTS = 512
+
+
+def segments_from(raw: Any) -> list[Segment]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_SEGMENTS:
+        raise ProviderBadAnswer("transcribe: segments is not a list")
+    segments = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise ProviderBadAnswer("transcribe: a segment is not an object")
+        start, end = _score(item, "start"), _score(item, "end")
+        duration = end - start if start is not None and end is not None else 1.0
+        segments.append(
+            Segment(
+                weight=max(MIN_SEGMENT_WEIGHT_S, duration),
+                avg_logprob=_score(item, "avg_logprob"),
+                no_speech_prob=_score(item, "no_speech_prob"),
+                compression_ratio=_score(item, "compression_ratio"),
+            )
+        )
+    return segments
+
+
+# Platt scaling of the segments' mean avg_logprob (weighted by duration) into the probability
+# that the transcript is right, fitted by `python -m bench.interop --calibrate` on
+# faster-whisper-server 0.0.3 with Whisper tiny.en (README, "Remote transcription servers"),
+# its offset lowered by ln 2 so that LISAN_CONFIDENCE_THRESHOLD's 0.5 is where P(right) is 2/3:
+# a wrong transcript planned counts twice a right one asked again. exp(avg_logprob) itself is
+# no probability: right transcripts there scored 0.25 to 0.76.
+SEGMENT_SLOPE = 4.54
+SEGMENT_OFFSET = 3.57
+SEGMENT_LOGPROB_FLOOR = -50.0
+
+
+def segment_confidence(segments: Sequence[Segment]) -> float | None:
+    mean_logprob = _weighted_mean(segments, "avg_logprob")
+    if mean_logprob is None:
+        return None
+    # At most 0 (a provider's rounding), and past SEGMENT_LOGPROB_FLOOR the answer is 0 anyway:
+    # clamped there, exp() cannot overflow (-1e308 would have: a 500).
+    mean_logprob = max(SEGMENT_LOGPROB_FLOOR, min(0.0, mean_logprob))
+    return 1.0 / (1.0 + math.exp(-(SEGMENT_SLOPE * mean_logprob + SEGMENT_OFFSET)))
+
+
+def _weighted_mean(segments: Sequence[Segment], name: str) -> float | None:
+    total = weighted = 0.0
+    for segment in segments:
+        value: float | None = getattr(segment, name)
+        if value is not None:
+            total += segment.weight
+            weighted += segment.weight * value
+    return weighted / total if total else None
+
+
+def _score(segment: dict[str, Any], name: str) -> float | None:
+    value = segment.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ProviderBadAnswer(f"transcribe: a segment's {name} is not a number")
+    return float(value)
+
+
+# OpenAI's whisper-1 names the language ("english"); faster-whisper-server gives its code.
+_LANGUAGE_NAMES = {"english": "en", "amharic": "am"}
+MAX_LANGUAGE_CHARS = 32
+
+
+def language_from(raw: Any) -> str | None:
+    """The language the server heard, as an ISO 639-1 code when it is one of ours."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise ProviderBadAnswer("transcribe: language is not a string")
+    language = raw.strip().lower()[:MAX_LANGUAGE_CHARS]
+    return _LANGUAGE_NAMES.get(language, language) or None
+
+
+LOGPROB_FLOOR = -1000.0
+
+
+def confidence_from(logprobs: Any) -> float | None:
+    """exp(mean logprob) of a non-empty list; no score without one."""
+    if logprobs is None or logprobs == []:
+        return None
+    if not isinstance(logprobs, list):
+        raise ProviderBadAnswer("transcribe: logprobs is not a list")
+    # A log probability is at most 0 (clamp a provider's rounding), and below LOGPROB_FLOOR the
+    # probability is 0 anyway: clamped there, no sum can overflow (-1e308 twice did: a 500).
+    values = [min(0.0, max(LOGPROB_FLOOR, _logprob(item))) for item in logprobs]
+    return math.exp(statistics.fmean(values))
+
+
+def _logprob(item: Any) -> float:
+    value = item.get("logprob") if isinstance(item, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value):
+        raise ProviderBadAnswer("transcribe: a logprob is not a number")
+    return float(value)
