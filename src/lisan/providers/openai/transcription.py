@@ -53,8 +53,8 @@ class ConfidenceSource:
         self._detects = mode is TranscribeConfidence.AUTO
 
     def asks_again(self, answer: Any, *, asked_segments: bool) -> bool:
-        """Whether `answer` (asked for segments or not) shows, in `auto`, a server that gives
-        no logprobs: then this recording and every later one asks for segments."""
+        """Whether to ask for this recording again, with segments: in `auto`, when `answer`
+        was asked without them and gives no confidence. Every later recording asks for them."""
         if asked_segments or not self._detects or not gives_no_confidence(answer):
             return False
         self.asks_for_segments = True
