@@ -34,7 +34,7 @@ _FULL_SCALE_DB = 20 * math.log10(32768.0)
 _SPEECH_FLOOR_DBFS = -45.0  # quieter than this is silence, whatever the noise floor
 _ABOVE_NOISE_DB = 10.0
 _MIN_SPEECH_FRAMES = 5  # 100 ms of voiced frames
-# Two 32 ms chunks at 0.3: on the 275 real words of ../shared/speech it misses none that the
+# Two 32 ms chunks at 0.3: on the benches' 275 real recorded words it misses none that the
 # energy stage keeps, and still calls no background clip, click, knock or beep speech (at 0.5
 # and three chunks it missed 6 more words).
 _VOICE_PROBABILITY = 0.3
@@ -67,7 +67,7 @@ def has_speech(pcm: bytes) -> bool:
 _detectors = threading.local()  # a detector keeps state between chunks: one per thread
 # The model hears 12 chunks (384 ms) before a loud stretch and 2 after it: it needs that much
 # of the quiet before a word to react to it as it does having heard the recording from its
-# start (with 2, 4 or 8 chunks before, 1 to 3 of the 275 real words of ../shared/speech were
+# start (with 2, 4 or 8 chunks before, 1 to 3 of the benches' 275 real recorded words were
 # missed; with 12, none, and none of the 20 background clips called speech).
 _CONTEXT_BEFORE = 12 * 512 * 2
 _CONTEXT_AFTER = 2 * 512 * 2

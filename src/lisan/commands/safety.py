@@ -1,4 +1,4 @@
-"""The plan-safety rules, checked in code whatever the planner says (spec, general rules 4 to 6).
+"""Plan rules checked in code whatever the planner says (docs/spec/service-spec.md, rules 4-6).
 
 The planner reads untrusted screen text (and, offline, is our own rules over it): its plan is a
 claim to check, never an order. `validate_plan` turns the raw JSON plan into a `SafePlan`, or
@@ -86,7 +86,7 @@ from lisan.screen.viewtree import Branch, ViewTree
 MAX_STEPS = 20
 DISABLED_TARGET_ACTIONS = frozenset({"TAP", "TEXT_INPUT"})
 
-# Which fields each action type defines (the contract's ActionStep, design.md for SCROLL's
+# Which fields each action type defines (docs/spec: the ActionStep, design.md for SCROLL's
 # direction): what the rules do not know does not reach the phone.
 TARGETED = frozenset({"TAP", "TEXT_INPUT", "SCROLL"})
 WITH_PAYLOAD = frozenset({"TEXT_INPUT", "OPEN_APP", "SCROLL"})

@@ -5,7 +5,7 @@ command words of `vocabulary`) in a bounded pool of pocketsphinx decoders (`pool
 `recognizer`); its confidence compares the grammar's path with a free phone loop
 (`confidence`), so the pipeline's confidence gate REPROMPTs speech the grammar was forced onto.
 The planner is deterministic (`planner`, naming nodes by whole words: `labels`). What it
-covers: README, "The offline provider".
+covers: docs/offline-provider.md.
 """
 
 from __future__ import annotations

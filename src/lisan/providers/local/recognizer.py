@@ -42,7 +42,7 @@ WORD_LM = MODEL_DIR / "en-us.lm.bin"
 COMMAND, PHONES, WORDS, DICTATION = "command", "phones", "words", "dictation"
 BYTES_PER_FRAME = 320  # 10 ms of 16 kHz 16-bit audio
 # Where every decode's cepstral-mean estimate starts: the mean the decoder settles on over the
-# 275 real voices of ../shared/speech (people, not espeak-ng), so no recording inherits
+# 275 real recorded words the benches read (people, not espeak-ng), so no recording inherits
 # another's.
 CMN_START = "43.21,4.39,-6.05,0.03,-6.54,-2.08,-2.05,-1.64,0.49,-0.80,-1.29,-0.04,-0.45"
 # The dictation verb's log score per frame against the phone loop's over the same frames, below
@@ -57,7 +57,7 @@ CHECKED_WORDS = 8192
 # pocketsphinx's word insertion penalty (its default 0.65), read when a search is added, so each
 # language's searches get their own. The English garbage loop is a word per phone: a lower
 # penalty charges it by how long the speech lasts, where its prior alone is fixed per utterance
-# and slow or higher voices fell into it. English 0.3 (bench/README.md, "Fourth pass"): commands
+# and slow or higher voices fell into it. English 0.3 (docs/benchmarks.md, penalty 0.3): commands
 # 79.1% -> 82.7%, real voices 79.8/72.1% -> 83.1/76.7% by pitch band, no more non-command speech
 # acted on; at 0.1 "call kebede" was heard as "click abebe" (another contact). Amharic stays at
 # 0.65: lower, more of its non-command sentences were ACCEPTED. `LISAN_BENCH_ENGLISH_WIP` moves

@@ -9,7 +9,7 @@ command takes a count.
 
 from __future__ import annotations
 
-# English: the verb first. Each action's verbs, the first the one the README names.
+# English: the verb first. Each action's verbs, the first the one docs/offline-provider.md names.
 ENGLISH_VERBS = {
     "open": ("open", "launch", "start"),
     "tap": ("tap", "press", "click", "select", "touch"),

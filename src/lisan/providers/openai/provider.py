@@ -1,6 +1,6 @@
 """The remote provider: transcription and planning on any OpenAI-compatible server, through
 the app's shared HTTP client, behind its circuit breaker and our own bulkhead. Wire format:
-design.md, "Provider wire format".
+docs/spec/design.md, "Provider wire format".
 
 Nothing the user said reaches an exception message or a log: no audio, transcript,
 vocabulary, screen or API key; logs carry status codes and timings, and of a provider's error

@@ -134,7 +134,7 @@ def segments_from(raw: Any) -> list[Segment]:
 
 # Platt scaling of the segments' mean avg_logprob (weighted by duration) into the probability
 # that the transcript is right, fitted by `python -m bench.interop --calibrate` on
-# faster-whisper-server 0.0.3 with Whisper tiny.en (README, "Remote transcription servers"),
+# faster-whisper-server 0.0.3 with Whisper tiny.en (docs/remote-servers.md),
 # its offset lowered by ln 2 so that LISAN_CONFIDENCE_THRESHOLD's 0.5 is where P(right) is 2/3:
 # a wrong transcript planned counts twice a right one asked again. exp(avg_logprob) itself is
 # no probability: right transcripts there scored 0.25 to 0.76.
