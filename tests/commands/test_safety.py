@@ -11,20 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lisan.commands.destructive import (
-    DESTRUCTIVE_AMHARIC,
-    DESTRUCTIVE_ENGLISH,
-    is_generic_answer,
-    is_message,
-    reads_destructive,
-)
-from lisan.commands.safety import (
+from lisan.plans.rules import (
     MAX_STEPS,
     PlanRejected,
     SafePlan,
     SafeStep,
     required_packages,
     validate_plan,
+)
+from lisan.plans.words import (
+    DESTRUCTIVE_AMHARIC,
+    DESTRUCTIVE_ENGLISH,
+    is_generic_answer,
+    is_message,
+    reads_destructive,
 )
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.packages import is_package_name, names_package

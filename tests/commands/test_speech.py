@@ -9,16 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.safety import SafePlan, SafeStep
-from lisan.commands.speech import (
-    MAX_QUOTED_CHARS,
-    confirmation_text,
-    plan_confirmation_text,
-    quotable,
-)
 from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans.question import (
+    MAX_QUOTED_CHARS,
+    confirmation_question,
+    quotable,
+    step_question,
+)
+from lisan.plans.rules import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.viewtree import parse_view_tree
 
@@ -45,7 +45,7 @@ def tap(target: str | None, payload: str | None = None) -> SafeStep:
 
 
 def say(step: SafeStep, language: str, package_name: str = APP) -> str:
-    return confirmation_text(step, NODES, package_name, language)
+    return step_question(step, NODES, package_name, language)
 
 
 def ethiopic_share(text: str) -> float:
@@ -207,7 +207,7 @@ def test_a_plan_is_confirmed_by_its_first_destructive_step() -> None:
         (SafeStep("TAP", "n4", None, False), tap("n8"), tap("n7")),
         planner_asked_confirmation=False,
     )
-    assert plan_confirmation_text(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
+    assert confirmation_question(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
 
 
 def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
@@ -216,7 +216,7 @@ def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
         (SafeStep("SCROLL", "n5", None, False), SafeStep("TAP", "n4", None, False)),
         planner_asked_confirmation=True,
     )
-    assert plan_confirmation_text(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
+    assert confirmation_question(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
 
 
 # --- untrusted text is only quoted --------------------------------------------------------
@@ -265,7 +265,7 @@ def test_any_label_gives_one_short_question(label: str, action_type: str, langua
     escaped = label.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
     nodes = parse_view_tree(f'[t] View "{escaped}"')
     step = SafeStep(action_type, "t" if nodes else None, label, True)
-    text = confirmation_text(step, nodes, APP, language)
+    text = step_question(step, nodes, APP, language)
     assert text.endswith(("Say yes to go ahead.", "ለመቀጠል «አዎ» ይበሉ።"))
     assert len(text) <= 120
     quoted = quotable(label)

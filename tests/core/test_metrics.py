@@ -89,9 +89,10 @@ def test_every_rejection_reason_of_the_safety_rules_is_a_label_value() -> None:
     import inspect
     import re
 
-    from lisan.commands import safety, validation
+    from lisan.commands import validation
+    from lisan.plans import rules
 
-    source = inspect.getsource(safety)
+    source = inspect.getsource(rules)
     reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | validation.DECLINE_REASONS
     assert reasons, "the rules name their reasons"
     assert reasons <= metrics.COMMAND_REASONS

@@ -6,12 +6,12 @@ from __future__ import annotations
 import uuid
 from typing import TYPE_CHECKING
 
-from lisan.commands import speech
-from lisan.commands.safety import PlanRejected, SafePlan, required_packages, validate_plan
 from lisan.commands.schemas import ActionPlanView, ActionStepView, CommandResponse, CommandStatus
 from lisan.core.database import Executor
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans import question
+from lisan.plans.rules import PlanRejected, SafePlan, required_packages, validate_plan
 from lisan.screen.viewtree import ViewTree
 
 if TYPE_CHECKING:
@@ -93,7 +93,7 @@ def answer(
         command_id=command.command_id,
         status=CommandStatus.CONFIRMATION_REQUIRED,
         action_plan=view,
-        speech_response_text=speech.plan_confirmation_text(
+        speech_response_text=question.confirmation_question(
             plan, tree, command.request.locale.value
         ),
         speak_code=PhraseKey.CONFIRM.value,
