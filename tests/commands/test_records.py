@@ -36,7 +36,7 @@ from tests.commands.support import VIEW_TREE, command_body, ready_device, speech
 from tests.factories import Device
 from tests.fakes.openai_server import Answer, FakeOpenAI
 
-STAGES = {"transcribe", "plan", "validate", "total"}
+STAGES = {"transcription", "planning", "validation", "total"}
 
 
 async def test_the_command_id_is_the_request_id(
@@ -83,7 +83,7 @@ OUTCOMES: dict[str, tuple[list[tuple[str, Answer]], bytes | None, str, set[str]]
         [("transcriptions", Answer.json(transcription(TRANSCRIPT, -3.0)))],
         None,
         "REPROMPT",
-        {"transcribe", "total"},
+        {"transcription", "total"},
     ),
     "no speech": ([], silence(1.0), "REPROMPT", {"total"}),
 }
