@@ -284,8 +284,8 @@ async def test_the_screen_goes_fenced_in_the_user_message_never_in_the_system_me
 async def test_a_reused_request_id_gets_a_fresh_server_id_and_overwrites_nothing(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, admin_engine: AsyncEngine
 ) -> None:
-    """Issue 13: the client's X-Request-ID is the event's primary key and the audio's file
-    name, so a client that reused one overwrote its own earlier records."""
+    """A reused X-Request-ID runs under a fresh id of the server's: the id names the event and
+    the audio file, so a client's earlier records are never overwritten."""
     reused = str(uuid.uuid4())
     pcm = speech_pcm("open telegram", seconds=1.5)
     async with app_with(settings_factory, fake_openai.base_url) as client:
