@@ -22,7 +22,7 @@ Reported per round:
   The issue words it "minus the 300 ms" (one delay); that column is printed too, but it still
   holds one provider wait;
 - the service's own time inside the pipeline, from the command_events rows the round wrote:
-  server_timings total - transcribe - plan (whole milliseconds each, so +/- 1.5 ms). It covers
+  server_timings total - transcription - planning (whole ms each, so +/- 1.5 ms). It covers
   the idempotency claim with the vocabulary and consent reads, the voice activity check, the
   grants read, plan validation and the answer's serialisation, including any queueing for them
   (a core, a database connection); not authentication, reading and parsing the body, or the
@@ -71,6 +71,7 @@ import httpx
 from tests.audio import b64, padded, spoken
 
 from bench.common import ROOT, free_port, fresh_postgres_database, process, wrk_field, wrk_millis
+from lisan.commands.stages import Stage
 
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
 POSTGRES_DATABASE = "lisan_bench_commands"
@@ -195,11 +196,11 @@ class Round:
         return [float(t[stage]) for _, t in self.events if stage in t]
 
     def service_ms(self) -> list[float]:
-        """total - transcribe - plan of every command that reached both provider calls."""
+        """total - transcription - planning of every command that reached both provider calls."""
         return [
-            float(t["total"] - t["transcribe"] - t["plan"])
+            float(t[Stage.TOTAL] - t[Stage.TRANSCRIPTION] - t[Stage.PLANNING])
             for _, t in self.events
-            if {"total", "transcribe", "plan"} <= t.keys()
+            if {Stage.TOTAL, Stage.TRANSCRIPTION, Stage.PLANNING} <= t.keys()
         ]
 
 
@@ -583,13 +584,13 @@ def print_round(kind: str, number: int, result: Round) -> None:
     )
     stages = ", ".join(
         f"{stage} {statistics.median(values):.0f}/{percentile(values, 99):.0f}"
-        for stage in ("transcribe", "plan", "validate", "total")
+        for stage in (Stage.TRANSCRIPTION, Stage.PLANNING, Stage.VALIDATION, Stage.TOTAL)
         if (values := result.stage_ms(stage))
     )
     print(
         f"    recorded {len(result.events)} commands {dict(statuses)}; "
         f"server_timings p50/p99 ms: {stages}; "
-        f"service (total - transcribe - plan) p50/p99 ms: "
+        f"service (total - transcription - planning) p50/p99 ms: "
         f"{statistics.median(service) if service else float('nan'):.1f}/"
         f"{percentile(service, 99):.1f}",
         flush=True,

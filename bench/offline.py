@@ -50,9 +50,9 @@ from bench.offline_cases import (
 )
 from lisan import say
 from lisan.commands.audio import has_speech, is_loud
-from lisan.commands.safety import PlanRejected, validate_plan
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
+from lisan.plans.rules import PlanRejected, validate_plan
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local import planner
 from lisan.providers.local.confidence import Evidence

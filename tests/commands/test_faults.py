@@ -17,7 +17,7 @@ import pytest
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.commands import validation
+from lisan.commands import pipeline
 from lisan.core.http import answered_status
 from lisan.core.settings import Settings
 from tests.commands.route_support import (
@@ -188,7 +188,7 @@ async def test_a_failed_command_is_recorded_as_an_error_without_a_bill(
     (event,) = await command_events(admin_engine)
     assert str(event.id) == response.headers["x-request-id"]
     assert event.status == "ERROR_503"
-    assert {"transcribe", "total"} <= set(event.server_timings)
+    assert {"transcription", "total"} <= set(event.server_timings)
     rows = await command_rows(admin_engine)
     assert (rows["billed_commands"], rows["idempotency_records"]) == (0, 0)
 
@@ -205,7 +205,7 @@ async def test_a_command_whose_database_wait_runs_out_is_recorded_as_the_503_it_
     async def pool_exhausted(*_args: object) -> None:
         raise PoolTimeout("QueuePool limit of size 5 overflow 0 reached")
 
-    monkeypatch.setattr(validation, "validate", pool_exhausted)
+    monkeypatch.setattr(pipeline, "validate", pool_exhausted)
     response = await one_command(settings_factory, fake_openai)
     assert_error(response, 503)
     (event,) = await command_events(admin_engine)

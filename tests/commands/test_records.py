@@ -36,7 +36,7 @@ from tests.commands.support import VIEW_TREE, command_body, ready_device, speech
 from tests.factories import Device
 from tests.fakes.openai_server import Answer, FakeOpenAI
 
-STAGES = {"transcribe", "plan", "validate", "total"}
+STAGES = {"transcription", "planning", "validation", "total"}
 
 
 async def test_the_command_id_is_the_request_id(
@@ -83,7 +83,7 @@ OUTCOMES: dict[str, tuple[list[tuple[str, Answer]], bytes | None, str, set[str]]
         [("transcriptions", Answer.json(transcription(TRANSCRIPT, -3.0)))],
         None,
         "REPROMPT",
-        {"transcribe", "total"},
+        {"transcription", "total"},
     ),
     "no speech": ([], silence(1.0), "REPROMPT", {"total"}),
 }
@@ -284,8 +284,8 @@ async def test_the_screen_goes_fenced_in_the_user_message_never_in_the_system_me
 async def test_a_reused_request_id_gets_a_fresh_server_id_and_overwrites_nothing(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, admin_engine: AsyncEngine
 ) -> None:
-    """Issue 13: the client's X-Request-ID is the event's primary key and the audio's file
-    name, so a client that reused one overwrote its own earlier records."""
+    """A reused X-Request-ID runs under a fresh id of the server's: the id names the event and
+    the audio file, so a client's earlier records are never overwritten."""
     reused = str(uuid.uuid4())
     pcm = speech_pcm("open telegram", seconds=1.5)
     async with app_with(settings_factory, fake_openai.base_url) as client:

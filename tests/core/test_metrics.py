@@ -12,6 +12,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from lisan.app import LisanApp
+from lisan.commands.stages import METRIC_STAGES
 from lisan.core import metrics
 from lisan.core.settings import Settings
 from tests.commands.support import command_app, command_body, ready_device, send
@@ -89,10 +90,11 @@ def test_every_rejection_reason_of_the_safety_rules_is_a_label_value() -> None:
     import inspect
     import re
 
-    from lisan.commands import safety, validation
+    from lisan.commands import answers
+    from lisan.plans import rules
 
-    source = inspect.getsource(safety)
-    reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | validation.DECLINE_REASONS
+    source = inspect.getsource(rules)
+    reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | answers.DECLINE_REASONS
     assert reasons, "the rules name their reasons"
     assert reasons <= metrics.COMMAND_REASONS
 
@@ -106,7 +108,7 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
     calls = sample("lisan_provider_calls_total", call="transcribe", outcome="ok")
     stages = {
         stage: sample("lisan_command_stage_duration_seconds_count", stage=stage)
-        for stage in metrics.STAGES
+        for stage in METRIC_STAGES
     }
     async with command_app(settings_factory, fake_openai) as client:
         device = await ready_device(client)
@@ -115,7 +117,7 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
     assert response.json()["status"] == "ACCEPTED"
     assert sample("lisan_commands_total", status="ACCEPTED", reason="none") == accepted + 1
     assert sample("lisan_provider_calls_total", call="transcribe", outcome="ok") == calls + 1
-    for stage in metrics.STAGES:
+    for stage in METRIC_STAGES:
         count = sample("lisan_command_stage_duration_seconds_count", stage=stage)
         assert count == stages[stage] + 1, stage
     line = next(r for r in caplog.records if getattr(r, "route", None) == "/v1/commands")

@@ -9,8 +9,8 @@ from starlette.responses import Response
 from lisan.auth.dependencies import CommandingUser
 from lisan.commands import idempotency, service
 from lisan.commands.audio import decode_pcm
-from lisan.commands.pipeline import Command
 from lisan.commands.schemas import CommandRequest
+from lisan.commands.state import Command
 from lisan.core.http import AppResources
 from lisan.core.schemas import parse_json_body
 from lisan.providers.base import VoiceProvider

@@ -10,123 +10,48 @@ runs them in order; each takes what the steps before it returned and returns wha
    hold on the account that a deletion waits for;
 4. `hear`: the transcriber, and its doubts (`hearing`: language, no speech, confidence);
 5. `plan`: the planner;
-6. `validate`, inside `record`'s transaction: the safety rules against the grants as they are
-   now, then the event, the bill and the response to replay.
+6. `validate`, inside the transaction `service` records the command in: the plan rules
+   (`lisan.plans`) against the screen the phone sent and the grants as they are now.
+
+Each stage is timed under its one name (`stages.Stage`); what the phone is told is `answers`'.
 
 Provider calls happen outside any database transaction. What goes where: the recording goes to
 the transcriber with the user's vocabulary terms (and nowhere else); the transcript, the
 language and, only when the app in front is granted, its package and view tree go to the
 planner. Everything the phone is told to say is the service's own: a phrase key, or a question
-composed from the checked plan (`speech`).
+composed from the checked plan (`plans.question`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 import time
 import uuid
-from collections.abc import Awaitable
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 from lisan.billing import service as billing
 from lisan.commands import hearing, idempotency
+from lisan.commands.answers import answer, declined, refusal
 from lisan.commands.audio import has_speech
-from lisan.commands.schemas import (
-    CommandRequest,
-    CommandResponse,
-    CommandStatus,
-    ScreenContext,
-)
-from lisan.commands.validation import refusal
+from lisan.commands.provider_calls import call_provider
+from lisan.commands.schemas import CommandResponse, CommandStatus
+from lisan.commands.stages import Stage
+from lisan.commands.state import Claimed, Command, Context, Progress
 from lisan.consent import service as consent
 from lisan.core import metrics
 from lisan.core.database import Executor, transaction, unit_of_work
-from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
+from lisan.core.errors import ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
-from lisan.providers.base import (
-    Expected,
-    ProviderError,
-    ProviderTimeout,
-    ProviderUnavailable,
-    Screen,
-    VoiceProvider,
-)
+from lisan.plans.rules import PlanRejected, required_packages, validate_plan
+from lisan.providers.base import Expected, VoiceProvider
 from lisan.recordings.store import store_audio
+from lisan.screen.viewtree import ViewTree
 from lisan.telemetry import service as telemetry
 from lisan.users import service as users
 from lisan.vocabulary import service as vocabulary
-
-log = logging.getLogger(__name__)
-
-T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Command:
-    """One command's inputs."""
-
-    command_id: uuid.UUID
-    user_id: uuid.UUID
-    bill_id: uuid.UUID  # from (user, idempotency key): one bill per command, whatever its retries
-    request: CommandRequest
-    pcm: bytes
-    started: float = field(default_factory=time.perf_counter)
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """What a command reads about its user before any provider call."""
-
-    terms: list[str]  # the transcriber's vocabulary bias
-    keep_audio: bool  # audio_retention is granted
-    apps: list[str]  # the granted packages, as they were before the provider calls
-    command_id_taken: bool  # the request id already names another command's event
-
-    def screen(self, sent: ScreenContext, provider: VoiceProvider) -> Screen | None:
-        """The screen a provider may see: a granted app's; an ungranted app's only when the
-        provider keeps it on this machine (marked not granted); else None (hidden)."""
-        granted = sent.current_package in self.apps
-        if not (granted or provider.keeps_screens_local):
-            return None
-        return Screen(sent.current_package, sent.view_tree_summary, granted=granted)
-
-
-@dataclass(frozen=True, slots=True)
-class Claimed:
-    """The key is this command's to finish or release (`owner`), with what it read."""
-
-    owner: uuid.UUID
-    command: Command  # under a fresh id when the request's id was taken
-    context: Context
-
-
-@dataclass(frozen=True, slots=True)
-class Progress:
-    """What a command has done so far. Each step returns the next one; `answer` set means the
-    command is decided and the remaining steps before `record` are skipped."""
-
-    timings: tuple[tuple[str, int], ...] = ()
-    reserved: bool = False  # its bill was taken up front (billing enforced)
-    billed: bool = False  # the provider was called: the command counts against the quota
-    answer: CommandResponse | None = None
-    transcript: str | None = None
-    confident: bool = False  # the transcriber gave a confidence (and it passed)
-    raw_plan: Any = None  # the planner's answer, still to be checked
-
-    def lap(self, stage: str, since: float, **changes: Any) -> Progress:
-        """This progress with `stage` timed from `since` to now, and `changes` applied."""
-        elapsed = round((time.perf_counter() - since) * 1000)
-        return dataclasses.replace(self, timings=(*self.timings, (stage, elapsed)), **changes)
-
-    def decided(self, answer: CommandResponse) -> Progress:
-        return dataclasses.replace(self, answer=answer)
-
 
 # --- 1. claim ------------------------------------------------------------------------------
 
@@ -175,17 +100,20 @@ async def gate(resources: Resources, command: Command) -> Progress:
         if not allowed:
             return progress.decided(
                 refusal(
-                    command, CommandStatus.REJECTED, "subscription_inactive", PhraseKey.ERR_BILLING
+                    command.command_id,
+                    CommandStatus.REJECTED,
+                    "subscription_inactive",
+                    PhraseKey.ERR_BILLING,
                 )
             )
     # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
-    with metrics.timed_stage("speech_presence"):
+    with metrics.timed_stage(Stage.SPEECH_PRESENCE):
         spoken = await asyncio.to_thread(has_speech, command.pcm)
     if not spoken:
         # Speech models invent words on silence and noise: no provider call at all (and a
         # reserved bill is given back when the command is recorded).
         return progress.decided(
-            refusal(command, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
+            refusal(command.command_id, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
         )
     return progress
 
@@ -243,20 +171,24 @@ async def hear(
         apps=context.apps,
     )
     progress = dataclasses.replace(progress, billed=True)
-    transcript = await _call(
-        "transcribe", provider.transcribe(command.pcm, command.request.locale, expected)
+    transcript = await call_provider(
+        "transcribe",
+        Stage.TRANSCRIPTION,
+        provider.transcribe(command.pcm, command.request.locale, expected),
     )
-    progress = progress.lap("transcribe", since)
+    progress = progress.lap(Stage.TRANSCRIPTION, since)
     threshold = resources.settings.confidence_threshold
     reason = hearing.doubt(transcript, command.request.locale, threshold)
     if reason is not None:
-        return progress.decided(refusal(command, CommandStatus.REPROMPT, reason, PhraseKey.RETRY))
+        return progress.decided(
+            refusal(command.command_id, CommandStatus.REPROMPT, reason, PhraseKey.RETRY)
+        )
     return dataclasses.replace(
         progress, transcript=transcript.text, confident=transcript.confidence is not None
     )
 
 
-# --- 5. plan (6, `validation.validate`, runs as `service` records the command) ------------
+# --- 5. plan -------------------------------------------------------------------------------
 
 
 async def plan(
@@ -267,46 +199,50 @@ async def plan(
     # An ungranted app's screen never leaves the machine: a remote planner learns it is hidden.
     screen = context.screen(command.request.screen_context, provider)
     transcript = progress.transcript or ""
-    raw_plan = await _call(
-        "plan", provider.plan(transcript, screen, command.request.locale, context.apps)
+    raw_plan = await call_provider(
+        "plan",
+        Stage.PLANNING,
+        provider.plan(transcript, screen, command.request.locale, context.apps),
     )
-    return progress.lap("plan", since, raw_plan=raw_plan)
+    return progress.lap(Stage.PLANNING, since, raw_plan=raw_plan)
 
 
-_STAGE_OF_CALL = {"transcribe": "transcription", "plan": "planning"}
+# --- 6. validate ---------------------------------------------------------------------------
 
 
-async def _call(call: str, awaitable: Awaitable[T]) -> T:
-    """A provider call, counted by outcome and timed; its failure becomes the client's 502,
-    503 or 504, never its detail. A call cut short by anything else (the client went away) is
-    timed, not counted: it says nothing of the provider."""
-    started = time.perf_counter()
-    outcome: str | None = None
+async def validate(
+    db: Executor, command: Command, progress: Progress
+) -> tuple[CommandResponse, Progress]:
+    """The answer, and the progress timed through this stage. A command decided before it keeps
+    its answer; else the planner's claim is checked by the plan rules, against the user's grants
+    as they are now: read in the caller's unit of work, the one that records the command."""
+    if progress.answer is not None:
+        return progress.answer, progress
+    since = time.perf_counter()
+    response = await _checked(db, command, progress)
+    metrics.COMMAND_STAGE.labels(Stage.VALIDATION).observe(time.perf_counter() - since)
+    return response, progress.lap(Stage.VALIDATION, since)
+
+
+async def _checked(db: Executor, command: Command, progress: Progress) -> CommandResponse:
+    raw_plan = progress.raw_plan
+    reason = declined(raw_plan)
+    if reason is not None:
+        return refusal(command.command_id, CommandStatus.REJECTED, reason, PhraseKey.ERR_REJECTED)
+    screen = command.request.screen_context
+    tree = ViewTree(screen.view_tree_summary)
+    needed = required_packages(raw_plan, screen.current_package)
+    granted = await grants.granted_packages(db, command.user_id, needed)
     try:
-        result = await awaitable
-        outcome = "ok"
-        return result
-    except ProviderError as exc:
-        outcome = exc.kind
-        raise _client_error(exc) from None
-    finally:
-        elapsed = time.perf_counter() - started
-        if outcome is not None:
-            bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
-            metrics.PROVIDER_CALL_TOTAL.labels(call, bounded).inc()
-        metrics.PROVIDER_DURATION.labels(call).observe(elapsed)
-        metrics.COMMAND_STAGE.labels(_STAGE_OF_CALL[call]).observe(elapsed)
-
-
-def _client_error(failure: ProviderError) -> LisanError:
-    """What the client is answered for a provider's failure."""
-    if isinstance(failure, ProviderTimeout):
-        return GatewayTimeout()
-    if isinstance(failure, ProviderUnavailable):
-        log.warning(
-            "voice provider unavailable",
-            extra={"reason": type(failure).__name__, "kind": failure.kind},
+        safe = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
+    except PlanRejected as rejected:
+        return refusal(
+            command.command_id, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
         )
-        message = failure.public_message or "the voice provider is unavailable; try again shortly"
-        return ServiceUnavailable(message, headers={"Retry-After": str(failure.retry_after_s)})
-    return BadGateway()
+    return answer(
+        command.command_id,
+        safe,
+        tree,
+        locale=command.request.locale,
+        transcript_confident=progress.confident,
+    )

@@ -1,6 +1,6 @@
 """POST /v1/commands as a whole: the steps of `pipeline` in order, and what a command leaves.
 
-    claim -> gate -> keep_audio -> hear -> plan -> record (validate inside)
+    claim -> gate -> keep_audio -> hear -> plan -> record (validate inside its transaction)
 
 A step that decides the answer (a refusal) skips the steps after it, up to `record`. A failure
 (a provider's 502/503/504, or anything else) gives the key back, so the same key may run again,
@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
 
 from lisan.billing import service as billing
-from lisan.commands import idempotency, pipeline, validation
-from lisan.commands.pipeline import Command, Progress
+from lisan.commands import idempotency, pipeline
 from lisan.commands.schemas import CommandResponse
-from lisan.core import metrics
+from lisan.commands.stages import Stage
+from lisan.commands.state import Command, Progress
 from lisan.core.context import command_outcome_var
 from lisan.core.database import Executor, transaction
 from lisan.core.http import answered_status
@@ -92,13 +91,9 @@ async def _record(
     the command ran is answered as a deleted account is (409), never 500."""
     try:
         async with transaction(resources.write_engine) as db:
-            since = time.perf_counter()
-            response = await validation.validate(db, command, progress)
-            if progress.answer is None:  # the rules ran (a decided command skips them)
-                metrics.COMMAND_STAGE.labels("validation").observe(time.perf_counter() - since)
-                progress = progress.lap("validate", since)
+            response, progress = await pipeline.validate(db, command, progress)
             body = response.to_json()
-            progress = progress.lap("total", command.started)
+            progress = progress.lap(Stage.TOTAL, command.started)
             await telemetry.record_command(
                 db,
                 command.command_id,
@@ -126,7 +121,7 @@ async def _record_failure(
     """Give the key back and record the failed command, if its account is still there to
     record it under (a deletion may have removed it meanwhile: then there is nothing to keep)."""
     status_code = answered_status(failure)
-    progress = progress.lap("total", command.started)
+    progress = progress.lap(Stage.TOTAL, command.started)
     try:
         async with transaction(resources.write_engine) as db:
             await idempotency.release(db, command.user_id, key, owner)

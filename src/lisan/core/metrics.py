@@ -19,7 +19,7 @@ every label of every metric to them.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from prometheus_client import Counter, Gauge, Histogram
@@ -63,7 +63,6 @@ COMMAND_REASONS = frozenset(
         "server_error",
     }
 )
-STAGES = frozenset({"speech_presence", "transcription", "planning", "validation"})
 PROVIDER_CALLS = frozenset({"transcribe", "plan"})
 PROVIDER_OUTCOMES = frozenset(
     {
@@ -187,7 +186,6 @@ LABEL_VALUES: dict[str, frozenset[str]] = {
     "method": METHODS | {OTHER},
     "status": STATUSES | COMMAND_STATUSES,
     "reason": COMMAND_REASONS | {OTHER},
-    "stage": STAGES,
     "call": PROVIDER_CALLS,
     "outcome": PROVIDER_OUTCOMES | DELETION_OUTCOMES,
     "state": DELETION_STATES,
@@ -195,8 +193,14 @@ LABEL_VALUES: dict[str, frozenset[str]] = {
     "component": REDIS_COMPONENTS,
     "cause": LOSS_CAUSES,
     # "route": the app's route templates and `unmatched`, known once the app is built.
+    # "stage": the command stages, declared by `lisan.commands.stages` (`declare_label_values`).
 }
 UNMATCHED_ROUTE = "unmatched"
+
+
+def declare_label_values(label: str, values: Iterable[str]) -> None:
+    """The values `label` takes, declared by the domain that names them (core names none)."""
+    LABEL_VALUES[label] = frozenset(values)
 
 
 def bounded(value: str, allowed: frozenset[str]) -> str:

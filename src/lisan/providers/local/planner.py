@@ -1,6 +1,6 @@
 """The offline planner: deterministic rules from a transcript of the command grammar and the
 reduced view tree to a plan in the remote planner's wire format. Its plans go through the same
-safety rules (`lisan.commands.safety`) as any planner's: nothing here is trusted more.
+safety rules (`lisan.plans.rules`) as any planner's: nothing here is trusted more.
 
 - The verb picks the action (English verb first, Amharic verb last): open an app, tap a label,
   call a name, send, scroll, go back, go home; "type ..." and "send ..." are dictation.

@@ -1,21 +1,20 @@
-"""Step 6 of a command (`pipeline`): the planner's claim checked by the safety rules against
-the screen the phone sent and the grants as they are now, and the answer the phone gets."""
+"""What the phone is told, once a command is decided: a refusal (a reason and a phrase), or a
+checked plan with the phrase or the question that goes with it. Everything the phone speaks is
+the service's own: a phrase key, or a question composed from the checked plan (`plans.question`),
+never the words of a planner that read the screen.
+
+It takes the command's id and language, not the pipeline's types: every step may answer."""
 
 from __future__ import annotations
 
 import uuid
-from typing import TYPE_CHECKING
 
-from lisan.commands import speech
-from lisan.commands.safety import PlanRejected, SafePlan, required_packages, validate_plan
 from lisan.commands.schemas import ActionPlanView, ActionStepView, CommandResponse, CommandStatus
-from lisan.core.database import Executor
-from lisan.grants import service as grants
+from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans import question
+from lisan.plans.rules import SafePlan
 from lisan.screen.viewtree import ViewTree
-
-if TYPE_CHECKING:
-    from lisan.commands.pipeline import Command, Progress
 
 # Why a planner may say it has no steps (the offline planner says which; a remote one may not).
 DECLINE_REASONS = frozenset(
@@ -23,27 +22,7 @@ DECLINE_REASONS = frozenset(
 )
 
 
-async def validate(db: Executor, command: Command, progress: Progress) -> CommandResponse:
-    """The safety rules, against the user's grants as they are now: read in the caller's unit
-    of work, the one that records the command."""
-    if progress.answer is not None:
-        return progress.answer
-    raw_plan = progress.raw_plan
-    declined = _declined(raw_plan)
-    if declined is not None:
-        return refusal(command, CommandStatus.REJECTED, declined, PhraseKey.ERR_REJECTED)
-    screen = command.request.screen_context
-    tree = ViewTree(screen.view_tree_summary)
-    needed = required_packages(raw_plan, screen.current_package)
-    granted = await grants.granted_packages(db, command.user_id, needed)
-    try:
-        safe = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
-    except PlanRejected as rejected:
-        return refusal(command, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED)
-    return answer(command, safe, tree, transcript_confident=progress.confident)
-
-
-def _declined(raw_plan: object) -> str | None:
+def declined(raw_plan: object) -> str | None:
     """The reason when the planner answered with no steps (it could not, or would not, do what
     was asked): its own `reason` when it is one of DECLINE_REASONS, else `nothing_to_do`."""
     if not (isinstance(raw_plan, dict) and raw_plan.get("steps") == []):
@@ -53,16 +32,21 @@ def _declined(raw_plan: object) -> str | None:
 
 
 def refusal(
-    command: Command, status: CommandStatus, reason: str, speak: PhraseKey
+    command_id: uuid.UUID, status: CommandStatus, reason: str, speak: PhraseKey
 ) -> CommandResponse:
     """REJECTED or REPROMPT: a reason and a phrase, never a plan."""
     return CommandResponse(
-        command_id=command.command_id, status=status, reprompt_reason=reason, speak_code=speak.value
+        command_id=command_id, status=status, reprompt_reason=reason, speak_code=speak.value
     )
 
 
 def answer(
-    command: Command, plan: SafePlan, tree: ViewTree, *, transcript_confident: bool
+    command_id: uuid.UUID,
+    plan: SafePlan,
+    tree: ViewTree,
+    *,
+    locale: Locale,
+    transcript_confident: bool,
 ) -> CommandResponse:
     """ACCEPTED speaks the ACK phrase; CONFIRMATION_REQUIRED a question the service composes
     from the checked plan. The planner's own sentence is never spoken: it read the screen."""
@@ -84,17 +68,15 @@ def answer(
     )
     if not confirm:
         return CommandResponse(
-            command_id=command.command_id,
+            command_id=command_id,
             status=CommandStatus.ACCEPTED,
             action_plan=view,
             speak_code=PhraseKey.ACK.value,
         )
     return CommandResponse(
-        command_id=command.command_id,
+        command_id=command_id,
         status=CommandStatus.CONFIRMATION_REQUIRED,
         action_plan=view,
-        speech_response_text=speech.plan_confirmation_text(
-            plan, tree, command.request.locale.value
-        ),
+        speech_response_text=question.confirmation_question(plan, tree, locale.value),
         speak_code=PhraseKey.CONFIRM.value,
     )

@@ -55,11 +55,11 @@ Checks, in this order (the first failure is the reason reported):
 
 Keys the rules do not know are dropped, not echoed: only what `SafeStep` holds reaches the phone.
 `speech_response_text` is checked for shape and otherwise ignored: what the phone speaks is the
-service's own (see `speech.py`), never the words of a planner that read the screen.
+service's own (see `question`), never the words of a planner that read the screen.
 
 Independence from the planner: a step is destructive (a spoken confirmation before it runs)
 when the planner says so, and also
-- when what it acts on reads like a consequential act (`destructive`): for a TAP the clicked
+- when what it acts on reads like a consequential act (`words`): for a TAP the clicked
   node and everything under it (a "Delete account" label on the child of a clickable row makes
   tapping the row, or the row's icon, destructive); for a TEXT_INPUT or SCROLL its target's
   subtree;
@@ -68,7 +68,7 @@ when the planner says so, and also
 - when it opens an app whose spoken name the service cannot tie to the package it opens
   (`names_package`): the phone must never open one app while the user hears another's name.
 This only ever upgrades a step, never downgrades the planner's `true`. How words are read
-(look-alikes, invisible characters, word pieces, prefixes, Amharic) is `destructive`'s.
+(look-alikes, invisible characters, word pieces, prefixes, Amharic) is `words`'.
 """
 
 from __future__ import annotations
@@ -77,8 +77,8 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
-from lisan.commands.consequence import is_field, what_it_says
-from lisan.commands.destructive import any_reads_destructive
+from lisan.plans.consequence import is_field, what_it_says
+from lisan.plans.words import any_reads_destructive
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
 from lisan.screen.packages import is_package_name, names_package
 from lisan.screen.viewtree import Branch, ViewTree

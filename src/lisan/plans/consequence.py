@@ -6,14 +6,14 @@ clickable row makes tapping the row destructive). A node that says only a generi
 "Yes", "Continue", "እሺ", "አዎ") means what the question it answers says: the subtree of the
 nearest ancestor holding a message of its own ("Remove 12 photos? This can't be undone."), and
 the whole screen when the screen holds a dialog or at most `DIALOG_MAX_TEXTS` texts, or when no
-ancestor holds a message. How the words themselves are read is `destructive`'s.
+ancestor holds a message. How the words themselves are read is `words`'.
 """
 
 from __future__ import annotations
 
 import re
 
-from lisan.commands.destructive import is_generic_answer, is_message
+from lisan.plans.words import is_generic_answer, is_message
 from lisan.screen.viewtree import Branch, ViewNode, ViewTree
 
 # A screen of at most this many texts, or one that holds a dialog, is read whole for a generic

@@ -23,7 +23,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-from lisan.commands.safety import SafePlan, SafeStep
+from lisan.plans.rules import SafePlan, SafeStep
 from lisan.screen.packages import names_package
 from lisan.screen.viewtree import ViewNode, label
 
@@ -55,7 +55,7 @@ _AMHARIC = {
 _PROCEED = {True: "Say yes to go ahead.", False: "ለመቀጠል «አዎ» ይበሉ።"}
 
 
-def confirmation_text(
+def step_question(
     step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str, language: str
 ) -> str:
     """A short question naming `step`, then how to go ahead."""
@@ -66,11 +66,11 @@ def confirmation_text(
     return f"{question} {_PROCEED[english]}"
 
 
-def plan_confirmation_text(plan: SafePlan, nodes: Mapping[str, ViewNode], language: str) -> str:
+def confirmation_question(plan: SafePlan, nodes: Mapping[str, ViewNode], language: str) -> str:
     """The question for a plan that needs confirmation: it names the first destructive step, or,
     when none is (the planner asked, or the transcriber gave no confidence), the first step."""
     step = plan.first_destructive() or plan.steps[0]
-    return confirmation_text(step, nodes, plan.package_name, language)
+    return step_question(step, nodes, plan.package_name, language)
 
 
 def quotable(text: str | None, limit: int = MAX_QUOTED_CHARS) -> str | None:

@@ -1,28 +1,33 @@
-"""Spoken confirmation questions: they name the step, in the user's language, and quote screen
-text safely."""
+"""The question before a confirmed step runs is the service's own sentence: it names the step
+in the user's language (en-US, else am-ET), quotes untrusted text cleaned and bounded so it cannot
+break the sentence, names an app as the package that really opens, and never speaks the planner's
+words."""
 
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.commands.safety import SafePlan, SafeStep
-from lisan.commands.speech import (
-    MAX_QUOTED_CHARS,
-    confirmation_text,
-    plan_confirmation_text,
-    quotable,
-)
 from lisan.core.locale import Locale
+from lisan.core.settings import Settings
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans.question import MAX_QUOTED_CHARS, confirmation_question, quotable, step_question
+from lisan.plans.rules import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.viewtree import parse_view_tree
+from tests.commands import route_support as sent
+from tests.commands.support import TELEGRAM
+from tests.fakes.openai_server import FakeOpenAI
+from tests.plans.routes import HOSTILE_SCREEN, run_cases
 
 APP = "com.example.chat"
+
+
 NODES = parse_view_tree(
     """\
 [n1] FrameLayout
@@ -35,8 +40,14 @@ NODES = parse_view_tree(
   [n10] Button "Pay \\"now\\" «quickly»" {clickable}
 """
 )
+
+
 EN = Locale.EN_US.value
+
+
 AM = Locale.AM_ET.value
+
+
 ETHIOPIC = range(0x1200, 0x1380)
 
 
@@ -45,15 +56,12 @@ def tap(target: str | None, payload: str | None = None) -> SafeStep:
 
 
 def say(step: SafeStep, language: str, package_name: str = APP) -> str:
-    return confirmation_text(step, NODES, package_name, language)
+    return step_question(step, NODES, package_name, language)
 
 
 def ethiopic_share(text: str) -> float:
     letters = [char for char in text if char.isalpha()]
     return sum(ord(char) in ETHIOPIC for char in letters) / len(letters)
-
-
-# --- the sentences, per action type and language ------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -102,12 +110,14 @@ def ethiopic_share(text: str) -> float:
     ],
 )
 def test_each_action_type_in_both_languages(step: SafeStep, english: str, amharic: str) -> None:
+    """Each action type has its question in English and Amharic, naming the step."""
     assert say(step, EN) == english
     assert say(step, AM) == amharic
 
 
 @pytest.mark.parametrize("action_type", sorted(ACTION_TYPES))
 def test_every_action_type_has_a_question_in_both_languages(action_type: str) -> None:
+    """Every action type's question ends with how to go ahead, and the Amharic one is Ethiopic."""
     step = SafeStep(action_type, "n8", "ሰርዝ", True)
     english, amharic = say(step, EN, "et.serz.app"), say(step, AM, "et.serz.app")
     assert english.endswith("? Say yes to go ahead.")
@@ -119,6 +129,7 @@ def test_every_action_type_has_a_question_in_both_languages(action_type: str) ->
 
 
 def test_the_way_to_proceed_matches_the_catalogs_confirm_phrase() -> None:
+    """How to go ahead is said as the catalog's CONFIRM phrase says it."""
     for language in Locale:
         proceed = CATALOG[language][PhraseKey.CONFIRM].split("? ", 1)[1]
         assert say(tap("n8"), language.value).endswith(proceed)
@@ -126,6 +137,7 @@ def test_the_way_to_proceed_matches_the_catalogs_confirm_phrase() -> None:
 
 @pytest.mark.parametrize("target", ["n7", "n4"])
 def test_amharic_questions_are_ethiopic_around_a_latin_label(target: str) -> None:
+    """An Amharic question is Ethiopic around the quoted label, whatever script the label is in."""
     text = say(tap(target), AM)
     label = text[text.index("«") + 1 : text.index("»")]
     outside = text.replace(f"«{label}»", "")
@@ -134,18 +146,18 @@ def test_amharic_questions_are_ethiopic_around_a_latin_label(target: str) -> Non
 
 
 def test_any_other_language_is_spoken_in_amharic() -> None:
+    """Any language other than en-US is asked in am-ET, the contract's default."""
     assert say(tap("n8"), "fr-FR") == say(tap("n8"), AM)
 
 
-# --- what the question names --------------------------------------------------------------
-
-
 def test_the_label_is_the_nodes_text_then_its_desc() -> None:
+    """The question names the target by its text, else its description."""
     assert "“Send”" in say(tap("n4"), EN)
     assert "“Delete conversation”" in say(tap("n7"), EN)
 
 
 def test_without_a_label_the_payload_then_a_generic_word() -> None:
+    """Without a label the question names the payload, else a generic word."""
     assert say(tap("n9", payload="Archive"), EN) == "Tap “Archive”? Say yes to go ahead."
     assert say(tap("n9"), EN) == "Tap this? Say yes to go ahead."
     assert say(tap(None), AM) == "ይህን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
@@ -153,12 +165,14 @@ def test_without_a_label_the_payload_then_a_generic_word() -> None:
 
 
 def test_text_input_names_what_it_types_not_the_field() -> None:
+    """A TEXT_INPUT question names what it types, never the field's label."""
     step = SafeStep("TEXT_INPUT", "n3", "", True)
     assert say(step, EN) == "Type this? Say yes to go ahead."
     assert say(step, AM) == "ይህን ልጻፍ? ለመቀጠል «አዎ» ይበሉ።"
 
 
 def test_open_app_falls_back_to_the_package_then_a_generic_app() -> None:
+    """An app with no name is named by its package, else as "this app"."""
     step = SafeStep("OPEN_APP", None, None, True)
     assert say(step, EN) == f"Open “{APP}”? Say yes to go ahead."
     assert say(step, EN, package_name="") == "Open this app? Say yes to go ahead."
@@ -166,6 +180,7 @@ def test_open_app_falls_back_to_the_package_then_a_generic_app() -> None:
 
 
 def test_long_labels_are_cut_with_an_ellipsis() -> None:
+    """A quoted text is cut at 40 characters, with an ellipsis."""
     payload = "ሰ" * 41
     step = SafeStep("TEXT_INPUT", "n3", payload, True)
     assert say(step, AM) == f"«{'ሰ' * 40}…» ልጻፍ? ለመቀጠል «አዎ» ይበሉ።"
@@ -194,32 +209,29 @@ def test_an_app_is_named_by_the_users_words_only_when_they_name_its_package(
 
 
 def test_quotes_in_a_label_cannot_close_ours() -> None:
+    """Quote marks in a label are dropped: a label cannot close the service's quote."""
     assert say(tap("n10"), EN) == "Tap “Pay now quickly”? Say yes to go ahead."
     assert say(tap("n10"), AM) == "«Pay now quickly»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
 
 
-# --- plans that need confirmation ---------------------------------------------------------
-
-
 def test_a_plan_is_confirmed_by_its_first_destructive_step() -> None:
+    """A plan's question names its first destructive step."""
     plan = SafePlan(
         APP,
         (SafeStep("TAP", "n4", None, False), tap("n8"), tap("n7")),
         planner_asked_confirmation=False,
     )
-    assert plan_confirmation_text(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
+    assert confirmation_question(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
 
 
 def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
+    """A plan with no destructive step (the planner asked) names its first step."""
     plan = SafePlan(
         APP,
         (SafeStep("SCROLL", "n5", None, False), SafeStep("TAP", "n4", None, False)),
         planner_asked_confirmation=True,
     )
-    assert plan_confirmation_text(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
-
-
-# --- untrusted text is only quoted --------------------------------------------------------
+    assert confirmation_question(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
 
 
 @pytest.mark.parametrize(
@@ -243,11 +255,15 @@ def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
     ],
 )
 def test_quotable(raw: str | None, expected: str | None) -> None:
+    """Untrusted text is quoted cleaned: control characters become spaces, format characters
+    and quote marks are dropped, whitespace collapses; nothing left is None."""
     assert quotable(raw) == expected
 
 
 @given(st.text())
 def test_quotable_never_leaves_what_could_break_a_sentence(raw: str) -> None:
+    """Whatever the text, what is quoted is short, trimmed, and holds no control, format or
+    quote character and no lone surrogate."""
     cleaned = quotable(raw)
     if cleaned is None:
         return
@@ -262,12 +278,53 @@ def test_quotable_never_leaves_what_could_break_a_sentence(raw: str) -> None:
 
 @given(st.text(), st.sampled_from(sorted(ACTION_TYPES)), st.sampled_from([EN, AM]))
 def test_any_label_gives_one_short_question(label: str, action_type: str, language: str) -> None:
+    """Whatever a label says, the question is one short sentence ending with how to go ahead."""
     escaped = label.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
     nodes = parse_view_tree(f'[t] View "{escaped}"')
     step = SafeStep(action_type, "t" if nodes else None, label, True)
-    text = confirmation_text(step, nodes, APP, language)
+    text = step_question(step, nodes, APP, language)
     assert text.endswith(("Say yes to go ahead.", "ለመቀጠል «አዎ» ይበሉ።"))
     assert len(text) <= 120
     quoted = quotable(label)
     if quoted is not None and action_type not in {"BACK", "HOME", "OPEN_APP"}:
         assert quoted in text
+
+
+SCREEN_WORDS = "Your account is locked. Call +1 555 0100 now."
+
+
+async def test_the_planners_words_are_never_spoken(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """Through the route: the planner's `speech_response_text` is never spoken, so screen text
+    cannot speak to the user in the assistant's voice; the phone gets a phrase or the service's
+    question."""
+    cases = {
+        "ACCEPTED": (
+            sent.plan(sent.step("TAP", "n7"), speech_response_text=SCREEN_WORDS),
+            TELEGRAM,
+            HOSTILE_SCREEN,
+            ("ACCEPTED", None),
+        ),
+        "nothing to do": (
+            sent.plan(steps=[], speech_response_text=SCREEN_WORDS),
+            TELEGRAM,
+            HOSTILE_SCREEN,
+            ("REJECTED", "nothing_to_do"),
+        ),
+        "asked to confirm": (
+            sent.plan(
+                sent.step("TAP", "n7"), needs_confirmation=True, speech_response_text=SCREEN_WORDS
+            ),
+            TELEGRAM,
+            HOSTILE_SCREEN,
+            ("CONFIRMATION_REQUIRED", None),
+        ),
+    }
+    accepted, declined, confirm = await run_cases(settings_factory, fake_openai, cases)
+    assert (accepted["speak_code"], "speech_response_text" in accepted) == ("ACK", False)
+    assert (declined["speak_code"], "speech_response_text" in declined) == ("ERR_REJECTED", False)
+    assert confirm["speech_response_text"] == "Tap “Settings”? Say yes to go ahead."
+    for body in (accepted, declined, confirm):
+        assert "555 0100" not in str(body)  # (a bare "555" could be part of a random UUID)
+        assert "locked" not in str(body)

@@ -1,0 +1,56 @@
+"""A provider call as a command makes it: counted by outcome and timed (as the call, and as the
+command's stage), and its failure turned into the client's 502, 503 or 504, never its detail."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable
+from typing import TypeVar
+
+from lisan.commands.stages import Stage
+from lisan.core import metrics
+from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
+from lisan.providers.base import ProviderError, ProviderTimeout, ProviderUnavailable
+
+# Logged under the pipeline's name, the one its other records carry.
+log = logging.getLogger("lisan.commands.pipeline")
+
+T = TypeVar("T")
+
+
+async def call_provider(call: str, stage: Stage, awaitable: Awaitable[T]) -> T:
+    """A provider call (`call`, the provider metrics' label), counted by outcome and timed, as
+    the call and as the command's `stage`; its failure becomes the client's 502, 503 or 504,
+    never its detail. A call cut short by anything else (the client went away) is timed, not
+    counted: it says nothing of the provider."""
+    started = time.perf_counter()
+    outcome: str | None = None
+    try:
+        result = await awaitable
+        outcome = "ok"
+        return result
+    except ProviderError as exc:
+        outcome = exc.kind
+        raise _client_error(exc) from None
+    finally:
+        elapsed = time.perf_counter() - started
+        if outcome is not None:
+            bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
+            metrics.PROVIDER_CALL_TOTAL.labels(call, bounded).inc()
+        metrics.PROVIDER_DURATION.labels(call).observe(elapsed)
+        metrics.COMMAND_STAGE.labels(stage).observe(elapsed)
+
+
+def _client_error(failure: ProviderError) -> LisanError:
+    """What the client is answered for a provider's failure."""
+    if isinstance(failure, ProviderTimeout):
+        return GatewayTimeout()
+    if isinstance(failure, ProviderUnavailable):
+        log.warning(
+            "voice provider unavailable",
+            extra={"reason": type(failure).__name__, "kind": failure.kind},
+        )
+        message = failure.public_message or "the voice provider is unavailable; try again shortly"
+        return ServiceUnavailable(message, headers={"Retry-After": str(failure.retry_after_s)})
+    return BadGateway()
