@@ -69,7 +69,7 @@ async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) ->
     return bool(result.rowcount)  # type: ignore[attr-defined]
 
 
-async def purge_expired(session: AsyncSession, cutoff: datetime, limit: int) -> int:
+async def purge_expired_sessions(session: AsyncSession, *, cutoff: datetime, limit: int) -> int:
     """Delete up to `limit` sessions that expired before `cutoff` (their expiry plus the
     refresh grace: not even a refresh can use them); the count deleted. One statement whose
     DELETE re-checks the expiry of each row it removes, as the idempotency purge does (a

@@ -170,10 +170,3 @@ async def logout(session: AsyncSession, principal: Principal) -> None:
     if not await repository.revoke(session, principal.session_id, utcnow()):
         # A concurrent refresh or re-registration replaced this session first.
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")
-
-
-async def purge_expired_sessions(session: AsyncSession, settings: Settings, limit: int) -> int:
-    """Delete up to `limit` sessions past any use: expired longer ago than the refresh grace
-    (the background worker's task for this domain); the count deleted."""
-    cutoff = utcnow() - timedelta(seconds=settings.refresh_grace_s)
-    return await repository.purge_expired(session, cutoff, limit)

@@ -110,7 +110,7 @@ async def remove_running(
     await db.execute(_REMOVE_RUNNING, {**_key(user_id, key), "of_owner": owner})
 
 
-async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit: int) -> int:
+async def purge_expired_records(session: AsyncSession, *, now: datetime, limit: int) -> int:
     """Delete up to `limit` idempotency records past their expiry (24 h); the count deleted.
 
     One statement, whose DELETE re-checks the expiry of each row it removes: a key reclaimed

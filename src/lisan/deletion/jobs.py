@@ -41,7 +41,7 @@ from lisan.core.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import JobStatus
 from lisan.recordings.filework import FileWork
-from lisan.recordings.retention import RemoveRecordings
+from lisan.recordings.store import RemoveRecordings
 from lisan.users import service as users
 
 log = logging.getLogger(__name__)
