@@ -23,7 +23,6 @@ from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
 from lisan.deletion.endpoints import router as deletion_router
-from lisan.deletion.worker import Worker
 from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
@@ -35,6 +34,7 @@ from lisan.telemetry.endpoints import router as telemetry_router
 from lisan.telemetry.writer import TelemetryWriter
 from lisan.users.endpoints import router as users_router
 from lisan.vocabulary.endpoints import router as vocabulary_router
+from lisan.worker import Worker
 
 log = logging.getLogger(__name__)
 

@@ -96,7 +96,7 @@ def worker() -> None:
     import signal
 
     from lisan.core.resources import Resources
-    from lisan.deletion.worker import Worker
+    from lisan.worker import Worker
 
     settings = load_settings_or_exit()
     migrate_or_exit(settings)

@@ -303,7 +303,7 @@ async def test_a_suspend_and_its_audit_row_commit_in_one_transaction(
     admin_engine: AsyncEngine,
 ) -> None:
     """The audit insert of the success path fails after it ran: the status change goes too."""
-    original = repository.add_audit_event
+    original = repository.insert_audit_event
     recorded: list[str] = []
 
     async def insert_then_fail(session: AsyncSession, event: AuditEvent) -> None:
@@ -312,7 +312,7 @@ async def test_a_suspend_and_its_audit_row_commit_in_one_transaction(
         if event.outcome == "ok":
             raise RuntimeError("audit store failed")
 
-    monkeypatch.setattr(repository, "add_audit_event", insert_then_fail)
+    monkeypatch.setattr(repository, "insert_audit_event", insert_then_fail)
     response = await client.post(user_path(device.user_id, "/suspend"), headers=bearer(operator))
     assert_matches_contract(response)
     assert response.status_code == 500

@@ -12,7 +12,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from lisan.app import LisanApp
-from lisan.auth import service as auth
+from lisan.auth import tasks as auth
 from lisan.auth.models import DeviceSession
 from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
@@ -55,8 +55,7 @@ async def test_a_session_extended_before_the_purges_delete_is_kept(
         )
 
     with before_delete_from(resources.write_engine, DeviceSession.__tablename__, extend):
-        async with unit_of_work(resources.sessions) as session:
-            deleted = await auth.purge_expired_sessions(session, settings, 500)
+        batch = await auth.purge(sessions=resources.sessions, settings=settings, limit=500)
 
     async with resources.engine.connect() as connection:
         left = set(
@@ -65,4 +64,4 @@ async def test_a_session_extended_before_the_purges_delete_is_kept(
             )))).scalars()
         )  # fmt: skip
     assert left == {extended}
-    assert deleted == 1
+    assert batch.removed == 1

@@ -37,7 +37,7 @@ async def bill(app: LisanApp, user_id: uuid.UUID, command_id: uuid.UUID | None =
     """One billed command, as the command route bills it."""
     command_id = command_id or uuid.uuid4()
     async with unit_of_work(app.fastapi.state.resources.sessions) as session:
-        await service.record_billed_command(session, user_id, command_id)
+        await service.record_billed_command(session, user_id=user_id, bill_id=command_id)
     return command_id
 
 

@@ -103,9 +103,9 @@ async def test_the_unit_of_work_goes_on_after_a_failed_read(
     before, after = uuid.uuid4(), uuid.uuid4()
     sessions = app.fastapi.state.resources.sessions
     async with subscriptions_table_gone(admin_engine), unit_of_work(sessions) as session:
-        await service.record_billed_command(session, device.user_id, before)
+        await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
         ent = await service.entitlement(session, device.user_id, BillingEnforcement.ENFORCED)
-        await service.record_billed_command(session, device.user_id, after)
+        await service.record_billed_command(session, user_id=device.user_id, bill_id=after)
     assert ent == service.unknown_entitlement(BillingEnforcement.ENFORCED)
     assert service.allows_commands(ent) is None
     assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1
@@ -123,9 +123,9 @@ async def test_the_unit_of_work_goes_on_after_a_slow_read(
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
     async with unit_of_work(app.fastapi.state.resources.sessions) as session:
-        await service.record_billed_command(session, device.user_id, before)
+        await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
         async with subscriptions_locked(database_url):
             ent = await service.entitlement(session, device.user_id, BillingEnforcement.DISABLED)
-        await service.record_billed_command(session, device.user_id, after)
+        await service.record_billed_command(session, user_id=device.user_id, bill_id=after)
     assert ent == service.unknown_entitlement(BillingEnforcement.DISABLED)
     assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1

@@ -17,7 +17,7 @@ import pytest
 
 from lisan.commands import pipeline
 from lisan.core.settings import Settings
-from lisan.deletion.worker import Worker
+from lisan.worker import Worker
 from tests.commands.route_support import app_with, assert_error, command, lisan_app, settings_of
 from tests.commands.support import command_body, ready_device, speech_pcm
 from tests.deletion.support import files_naming

@@ -328,7 +328,12 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     async def claim(owner: uuid.UUID, lease_s: float) -> idempotency.Replay | idempotency.Claim:
         async with transaction(engine) as connection:
             return await idempotency.try_claim(
-                connection, device.user_id, key, digest, lease_s, owner
+                connection,
+                user_id=device.user_id,
+                key=key,
+                digest=digest,
+                lease_s=lease_s,
+                owner=owner,
             )
 
     slow, taker = uuid.uuid4(), uuid.uuid4()
@@ -336,9 +341,13 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     await asyncio.sleep(0.1)  # past its lease: the next claim takes the key over
     assert await claim(taker, lease_s=30.0) is idempotency.OWNED
     async with transaction(engine) as connection:
-        stale = await idempotency.finish(connection, device.user_id, key, slow, 200, b"stale")
-        await idempotency.release(connection, device.user_id, key, slow)
+        stale = await idempotency.finish(
+            connection, user_id=device.user_id, key=key, owner=slow, status=200, body=b"stale"
+        )
+        await idempotency.release(connection, user_id=device.user_id, key=key, owner=slow)
     async with transaction(engine) as connection:
-        fresh = await idempotency.finish(connection, device.user_id, key, taker, 200, b"fresh")
+        fresh = await idempotency.finish(
+            connection, user_id=device.user_id, key=key, owner=taker, status=200, body=b"fresh"
+        )
     assert (stale, fresh) == (False, True)
     assert await claim(uuid.uuid4(), lease_s=30.0) == idempotency.Replay(200, b"fresh")

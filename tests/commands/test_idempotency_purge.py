@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from lisan.app import LisanApp
-from lisan.commands import retention
+from lisan.commands import tasks
 from lisan.commands.models import DONE, IdempotencyRecord
 from lisan.core.database import unit_of_work
 from lisan.core.types import utcnow
@@ -51,8 +51,9 @@ async def expiry_of(engine: AsyncEngine, key: uuid.UUID) -> datetime | None:
 
 
 async def purge(app: LisanApp) -> int:
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
-        return await retention.purge_expired_idempotency(session, 500)
+    resources = app.fastapi.state.resources
+    batch = await tasks.purge(sessions=resources.sessions, settings=resources.settings, limit=500)
+    return batch.removed
 
 
 async def test_a_key_renewed_before_the_purges_delete_is_kept(

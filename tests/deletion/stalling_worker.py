@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lisan.core.database import create_engine, create_session_factory
 from lisan.core.settings import Settings
-from lisan.deletion.worker import Worker
+from lisan.worker import Worker
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ from lisan.app import LisanApp
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.deletion.models import DeletionJob
-from lisan.deletion.worker import Worker
+from lisan.worker import Worker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,7 +143,8 @@ async def start_stalling_worker(settings: Settings, marker: Path) -> asyncio.sub
         sys.executable, "-m", "tests.deletion.stalling_worker", settings.database_url,
         str(settings.storage_dir), str(marker),
         cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        # This checkout's sources, whichever checkout the environment installed.
+        env={**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(ROOT / "src")))},
     )  # fmt: skip
     deadline = time.monotonic() + 30
     while not await asyncio.to_thread(marker.exists):

@@ -16,8 +16,8 @@ import pytest
 from lisan.app import LisanApp
 from lisan.core.settings import Settings
 from lisan.deletion.models import JobStatus
-from lisan.deletion.worker import Worker
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
+from lisan.worker import Worker
 from tests.commands.support import grant
 from tests.conftest import client_for
 from tests.deletion.support import (

@@ -20,8 +20,8 @@ from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
 from lisan.deletion import alerts
 from lisan.deletion.models import JobStatus
-from lisan.deletion.worker import Worker
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
+from lisan.worker import Worker
 from tests.conftest import client_for
 from tests.deletion.support import (
     alert_receiver,

@@ -1,6 +1,7 @@
-"""The worker's room: deletion schedules, and reaches other domains only through what they
-offer (their services, the recordings store), never their repositories or tables; each of its
-modules stays small."""
+"""The background rooms: deletion reaches other domains only through what they offer (their
+services, the recordings store), never their repositories or tables; the worker schedules, and
+reaches each domain only through its tasks (deletion's jobs and alerts, the recordings' file
+work); each of their modules stays small."""
 
 from __future__ import annotations
 
@@ -8,8 +9,21 @@ import ast
 from pathlib import Path
 
 import lisan.deletion
+import lisan.worker
 
 DELETION = Path(lisan.deletion.__file__).parent
+WORKER = Path(lisan.worker.__file__)
+# What the worker may reach of a domain: its tasks, and what a task is handed (a file thread, a
+# remover of recordings).
+WORKER_REACHES = {
+    "lisan.auth.tasks",
+    "lisan.commands.tasks",
+    "lisan.deletion.alerts",
+    "lisan.deletion.jobs",
+    "lisan.recordings.tasks",
+    "lisan.recordings.filework",
+    "lisan.recordings.store",
+}
 INNER = ("repository", "models")  # a domain's own queries and tables
 
 
@@ -36,6 +50,20 @@ def test_deletion_reaches_no_other_domains_repository_or_tables() -> None:
     assert reached == set()
 
 
+def test_the_worker_reaches_each_domain_only_through_its_tasks() -> None:
+    packages = {module.rsplit(".", 1)[0] for module in WORKER_REACHES}  # `from lisan.auth import`
+    reached = {
+        module
+        for module in imported_modules(WORKER)
+        if module.startswith("lisan.")
+        and module.split(".")[1] != "core"
+        and module not in packages
+        and module.rsplit(".", 1)[0] not in WORKER_REACHES  # a name imported from a module
+    }
+    assert reached <= WORKER_REACHES
+
+
 def test_deletion_modules_stay_small() -> None:
-    sizes = {path.name: len(path.read_text().splitlines()) for path in DELETION.glob("*.py")}
+    modules = [*DELETION.glob("*.py"), WORKER]
+    sizes = {path.name: len(path.read_text().splitlines()) for path in modules}
     assert {name: lines for name, lines in sizes.items() if lines >= 300} == {}

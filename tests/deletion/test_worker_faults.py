@@ -12,7 +12,7 @@ import pytest
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from lisan.app import LisanApp
-from lisan.deletion.worker import Worker
+from lisan.worker import Worker
 
 
 async def _cycles_failing_with(

@@ -30,9 +30,9 @@ from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.deletion import service
 from lisan.deletion.models import DeletionJob, JobStatus
-from lisan.deletion.worker import Worker
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
 from lisan.users import service as users
+from lisan.worker import Worker
 from tests.deletion.support import (
     expire_lease,
     job_row,

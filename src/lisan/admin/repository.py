@@ -7,6 +7,7 @@ from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
+from lisan.core.database import rowcount
 from lisan.core.lookups import Lookups
 
 _CREDENTIAL_BY_HASH = select(
@@ -14,11 +15,11 @@ _CREDENTIAL_BY_HASH = select(
 ).where(AdminCredential.revoked_at.is_(None), AdminCredential.token_hash == bindparam("token_hash"))
 
 
-async def live_credential_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
+async def get_live_credential_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
     return await lookups.first(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
 
 
-async def live_credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:
+async def get_live_credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:
     result = await session.execute(
         select(AdminCredential).where(
             AdminCredential.name == name, AdminCredential.revoked_at.is_(None)
@@ -27,21 +28,22 @@ async def live_credential_by_name(session: AsyncSession, name: str) -> AdminCred
     return result.scalar_one_or_none()
 
 
-async def add_credential(session: AsyncSession, credential: AdminCredential) -> None:
+async def insert_credential(session: AsyncSession, credential: AdminCredential) -> None:
     session.add(credential)
     await session.flush()
 
 
-async def revoke_credential(session: AsyncSession, name: str, now: datetime) -> bool:
+async def update_credential_revoked(session: AsyncSession, *, name: str, now: datetime) -> bool:
+    """Revoke the live credential of that name; False when there is none."""
     result = await session.execute(
         update(AdminCredential)
         .where(AdminCredential.name == name, AdminCredential.revoked_at.is_(None))
         .values(revoked_at=now)
         .execution_options(synchronize_session=False)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(rowcount(result))
 
 
-async def add_audit_event(session: AsyncSession, event: AuditEvent) -> None:
+async def insert_audit_event(session: AsyncSession, event: AuditEvent) -> None:
     session.add(event)
     await session.flush()

@@ -117,7 +117,7 @@ async def _record_alone(
     back). Best effort: a failing audit store must not hide the original answer."""
     try:
         async with sessions() as session, session.begin():
-            await repository.add_audit_event(session, _event(call, action, target, outcome))
+            await repository.insert_audit_event(session, _event(call, action, target, outcome))
     except Exception:
         log.exception("audit record failed", extra={"action": action.value, "outcome": outcome})
 
@@ -159,7 +159,7 @@ async def audited(
         await _record_failure(session, sessions, call, action, target, exc)
         raise
     # Same transaction as the change it records: both land or neither does.
-    await repository.add_audit_event(session, _event(call, action, target, outcome))
+    await repository.insert_audit_event(session, _event(call, action, target, outcome))
     return result
 
 
@@ -169,7 +169,7 @@ async def identify(lookups: Lookups, authorization: str | None) -> tuple[Admin |
     token = tokens.bearer_token(authorization)
     if not token or not tokens.is_well_formed(token, tokens.ADMIN_PREFIX):
         return None, token is not None
-    row = await repository.live_credential_by_hash(lookups, tokens.token_hash(token))
+    row = await repository.get_live_credential_by_hash(lookups, tokens.token_hash(token))
     if row is None:
         return None, True
     return Admin(row.id, row.name, frozenset(row.permissions.split())), True
@@ -205,7 +205,7 @@ async def create_credential(session: AsyncSession, name: str, permissions: list[
     as a new credential: the revoked one keeps its row, and so its dates and audit history."""
     token = tokens.new_token(tokens.ADMIN_PREFIX)
     granted = " ".join(sorted({p.value for p in permissions}))
-    if await repository.live_credential_by_name(session, name) is not None:
+    if await repository.get_live_credential_by_name(session, name) is not None:
         raise CredentialNameTaken(name)
     credential = AdminCredential(
         id=uuid.uuid4(),
@@ -214,12 +214,12 @@ async def create_credential(session: AsyncSession, name: str, permissions: list[
         permissions=granted,
         created_at=utcnow(),
     )
-    await repository.add_credential(session, credential)
+    await repository.insert_credential(session, credential)
     return token
 
 
 async def revoke_credential(session: AsyncSession, name: str) -> bool:
-    return await repository.revoke_credential(session, name, utcnow())
+    return await repository.update_credential_revoked(session, name=name, now=utcnow())
 
 
 _OPERATIONS = {

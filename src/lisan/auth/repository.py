@@ -8,7 +8,7 @@ from sqlalchemy import Row, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.auth.models import DeviceSession
-from lisan.core.database import table_of
+from lisan.core.database import rowcount, table_of
 from lisan.core.lookups import Lookups
 from lisan.users.repository import with_account
 
@@ -29,13 +29,13 @@ _PRINCIPAL_BY_HASH = with_account(
 ).where(DeviceSession.token_hash == bindparam("token_hash"))
 
 
-async def principal_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
+async def get_principal_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
     """The session and its account in one query, outside any unit of work (none is held open
     while the request runs)."""
     return await lookups.first(_PRINCIPAL_BY_HASH, {"token_hash": token_hash})
 
 
-async def add(
+async def insert_session(
     session: AsyncSession,
     *,
     user_id: uuid.UUID,
@@ -57,7 +57,9 @@ async def add(
     await session.flush()
 
 
-async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) -> bool:
+async def update_session_revoked(
+    session: AsyncSession, *, session_id: uuid.UUID, now: datetime
+) -> bool:
     """Revoke a live session; False when it was already revoked (so of two racing refreshes,
     exactly one wins: the row lock, or SQLite's write lock, orders them)."""
     result = await session.execute(
@@ -66,10 +68,10 @@ async def revoke(session: AsyncSession, session_id: uuid.UUID, now: datetime) ->
         .values(revoked_at=now)
         .execution_options(synchronize_session=False)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(rowcount(result))
 
 
-async def purge_expired(session: AsyncSession, cutoff: datetime, limit: int) -> int:
+async def purge_expired_sessions(session: AsyncSession, *, cutoff: datetime, limit: int) -> int:
     """Delete up to `limit` sessions that expired before `cutoff` (their expiry plus the
     refresh grace: not even a refresh can use them); the count deleted. One statement whose
     DELETE re-checks the expiry of each row it removes, as the idempotency purge does (a
@@ -81,4 +83,4 @@ async def purge_expired(session: AsyncSession, cutoff: datetime, limit: int) -> 
         .where(DeviceSession.id.in_(batch), expired)
         .execution_options(synchronize_session=False)
     )
-    return int(getattr(deleted, "rowcount", 0) or 0)
+    return rowcount(deleted)

@@ -80,7 +80,7 @@ async def session_for_token(
         raise NotAuthenticated(token_sent=False)
     if not token or not tokens.is_well_formed(token, tokens.SESSION_PREFIX):
         raise NotAuthenticated(token_sent=True)
-    row = await repository.principal_by_hash(lookups, tokens.token_hash(token))
+    row = await repository.get_principal_by_hash(lookups, tokens.token_hash(token))
     if row is None:
         raise NotAuthenticated(token_sent=True)
     if not _live(row, utcnow(), purpose, settings.refresh_grace_s):
@@ -118,13 +118,14 @@ async def authenticate(
 async def _issue(
     session: AsyncSession,
     settings: Settings,
+    *,
     user_id: uuid.UUID,
     install_id: str,
     status: Literal["registered", "refreshed"],
 ) -> SessionGrant:
     token = tokens.new_token(tokens.SESSION_PREFIX)
     now = utcnow()
-    await repository.add(
+    await repository.insert_session(
         session,
         user_id=user_id,
         install_id=install_id,
@@ -146,34 +147,43 @@ async def register_device(
     user = await users.find_by_install_id(session, body.install_id)
     if user is None:
         user = await users.create_account(session, body.install_id, body.locale or Locale.AM_ET)
-        return await _issue(session, settings, user.id, body.install_id, "registered")
+        return await _issue(
+            session, settings, user_id=user.id, install_id=body.install_id, status="registered"
+        )
     if user.status == AccountStatus.SUSPENDED:
         raise AccountSuspended
     if user.status == AccountStatus.DELETED:
         raise users.AccountDeleted
     if presented is None or presented.user_id != user.id or presented.install_id != user.install_id:
         raise users.InstallIdTaken
-    if not await repository.revoke(session, presented.session_id, utcnow()):
+    if not await repository.update_session_revoked(
+        session, session_id=presented.session_id, now=utcnow()
+    ):
         raise users.InstallIdTaken  # a concurrent request replaced that session first
     if body.locale is not None:
         users.set_locale(user, body.locale)
-    return await _issue(session, settings, user.id, body.install_id, "registered")
+    return await _issue(
+        session, settings, user_id=user.id, install_id=body.install_id, status="registered"
+    )
 
 
 async def refresh(session: AsyncSession, settings: Settings, principal: Principal) -> SessionGrant:
-    if not await repository.revoke(session, principal.session_id, utcnow()):
+    if not await repository.update_session_revoked(
+        session, session_id=principal.session_id, now=utcnow()
+    ):
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")
-    return await _issue(session, settings, principal.user_id, principal.install_id, "refreshed")
+    return await _issue(
+        session,
+        settings,
+        user_id=principal.user_id,
+        install_id=principal.install_id,
+        status="refreshed",
+    )
 
 
 async def logout(session: AsyncSession, principal: Principal) -> None:
-    if not await repository.revoke(session, principal.session_id, utcnow()):
+    if not await repository.update_session_revoked(
+        session, session_id=principal.session_id, now=utcnow()
+    ):
         # A concurrent refresh or re-registration replaced this session first.
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")
-
-
-async def purge_expired_sessions(session: AsyncSession, settings: Settings, limit: int) -> int:
-    """Delete up to `limit` sessions past any use: expired longer ago than the refresh grace
-    (the background worker's task for this domain); the count deleted."""
-    cutoff = utcnow() - timedelta(seconds=settings.refresh_grace_s)
-    return await repository.purge_expired(session, cutoff, limit)

@@ -18,12 +18,12 @@ _BILL_ONCE = PerDialect(
 )
 
 
-async def add_subscription(session: AsyncSession, subscription: Subscription) -> None:
+async def insert_subscription(session: AsyncSession, subscription: Subscription) -> None:
     session.add(subscription)
     await session.flush()
 
 
-async def latest_subscription(
+async def get_latest_subscription(
     session: AsyncSession, user_id: uuid.UUID
 ) -> Row[str, datetime | None, int | None] | None:
     """(status, renews_at, command_quota) of the user's latest row: plain values, not ORM
@@ -37,8 +37,8 @@ async def latest_subscription(
     return result.first()
 
 
-async def count_billed(
-    session: AsyncSession, user_id: uuid.UUID, start: datetime, end: datetime
+async def count_billed_commands(
+    session: AsyncSession, *, user_id: uuid.UUID, start: datetime, end: datetime
 ) -> int:
     """Billed commands of the user with `start <= billed_at < end`."""
     result = await session.execute(
@@ -53,8 +53,8 @@ async def count_billed(
     return int(result.scalar_one())
 
 
-async def add_billed_command_once(
-    db: Executor, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
+async def insert_billed_command_once(
+    db: Executor, *, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
 ) -> None:
     """Insert unless a row for `bill_id` exists (a concurrent twin included): no error."""
     row = {"bill_id": bill_id, "user_id": user_id, "billed_at": billed_at}
@@ -72,7 +72,7 @@ async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None
         )
 
 
-async def remove_bill(db: Executor, bill_id: uuid.UUID) -> None:
+async def delete_billed_command(db: Executor, bill_id: uuid.UUID) -> None:
     await db.execute(delete(BilledCommand).where(BilledCommand.bill_id == bill_id))
 
 

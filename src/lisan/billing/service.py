@@ -105,12 +105,14 @@ async def _read_entitlement(
     savepoint = await session.begin_nested()
     try:
         await repository.limit_statement_time(session, _time_left_ms(deadline))
-        latest = await repository.latest_subscription(session, user_id)
+        latest = await repository.get_latest_subscription(session, user_id)
         renews_at = latest.renews_at if latest else None
         now = utcnow()
         start, end = billing_period(renews_at, now)
         await repository.limit_statement_time(session, _time_left_ms(deadline))
-        used = await repository.count_billed(session, user_id, start, end)
+        used = await repository.count_billed_commands(
+            session, user_id=user_id, start=start, end=end
+        )
     finally:
         await savepoint.rollback()
     return Entitlement(
@@ -150,13 +152,19 @@ def allows_commands(ent: Entitlement) -> bool | None:
     return (ent.commands_used or 0) < ent.command_quota
 
 
-async def record_billed_command(db: Executor, user_id: uuid.UUID, bill_id: uuid.UUID) -> None:
+async def record_billed_command(db: Executor, *, user_id: uuid.UUID, bill_id: uuid.UUID) -> None:
     """Bill one command; billing the same bill id again changes nothing."""
-    await repository.add_billed_command_once(db, bill_id, user_id, utcnow())
+    await repository.insert_billed_command_once(
+        db, bill_id=bill_id, user_id=user_id, billed_at=utcnow()
+    )
 
 
 async def reserve_command(
-    session: AsyncSession, user_id: uuid.UUID, bill_id: uuid.UUID, enforcement: BillingEnforcement
+    session: AsyncSession,
+    *,
+    user_id: uuid.UUID,
+    bill_id: uuid.UUID,
+    enforcement: BillingEnforcement,
 ) -> bool | None:
     """Under enforcement, before any provider call: whether the user may run a command, and if
     so the bill, taken now so concurrent commands cannot all pass a quota of one. None when the
@@ -169,13 +177,13 @@ async def reserve_command(
         return None
     allowed = allows_commands(await entitlement(session, user_id, enforcement))
     if allowed:
-        await record_billed_command(session, user_id, bill_id)
+        await record_billed_command(session, user_id=user_id, bill_id=bill_id)
     return allowed
 
 
 async def cancel_bill(db: Executor, bill_id: uuid.UUID) -> None:
     """Undo a reservation for a command that ended up not billable."""
-    await repository.remove_bill(db, bill_id)
+    await repository.delete_billed_command(db, bill_id)
 
 
 async def record_subscription(
@@ -197,5 +205,5 @@ async def record_subscription(
         command_quota=command_quota,
         created_at=utcnow(),
     )
-    await repository.add_subscription(session, subscription)
+    await repository.insert_subscription(session, subscription)
     return subscription

@@ -94,6 +94,7 @@ class Waiting:
 
 async def try_claim(
     db: Executor,
+    *,
     user_id: uuid.UUID,
     key: uuid.UUID,
     digest: bytes,
@@ -115,36 +116,46 @@ async def try_claim(
         "created_at": now,
         "expires_at": now + RETENTION,
     }
-    if await repository.insert_if_absent(db, fresh):  # the common case: one statement
+    if await repository.insert_record_if_absent(db, fresh):  # the common case: one statement
         return OWNED
-    record = await repository.stored(db, user_id, key)
+    record = await repository.get_record(db, user_id=user_id, key=key)
     if record is not None and record.expires_at <= now:  # past its 24 h: the key is free again
-        await repository.remove(db, user_id, key)
+        await repository.delete_record(db, user_id=user_id, key=key)
         record = None
     if record is None:  # removed, or released by its owner since the insert found it
-        return OWNED if await repository.insert_if_absent(db, fresh) else HELD
+        return OWNED if await repository.insert_record_if_absent(db, fresh) else HELD
     if record.body_hash != digest:
         raise KeyReused
     if record.state == DONE and record.response_body is not None:
         return Replay(record.response_status or 200, record.response_body)
     if record.lease_until <= now:  # its owner went away mid-run: take it over
-        await repository.take_over(db, user_id, key, owner, lease_until)
+        await repository.update_record_owner(
+            db, user_id=user_id, key=key, owner=owner, lease_until=lease_until
+        )
         return OWNED
     return HELD
 
 
 async def finish(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, status: int, body: bytes
+    db: Executor,
+    *,
+    user_id: uuid.UUID,
+    key: uuid.UUID,
+    owner: uuid.UUID,
+    status: int,
+    body: bytes,
 ) -> bool:
     """Store the final response, in the caller's unit of work (with the command's records).
     False when the caller no longer owns the key: the new owner's answer is the one kept."""
-    finished = await repository.finish(db, user_id, key, owner, status, body)
+    finished = await repository.update_record_finished(
+        db, user_id=user_id, key=key, owner=owner, status=status, body=body
+    )
     if not finished:
         log.warning("idempotency key taken over before its first owner finished")
     return finished
 
 
-async def release(db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID) -> None:
+async def release(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID) -> None:
     """Give the key back after a result that is not final (502/503/504, or a failure), if the
     caller still owns it."""
-    await repository.remove_running(db, user_id, key, owner)
+    await repository.delete_running_record(db, user_id=user_id, key=key, owner=owner)

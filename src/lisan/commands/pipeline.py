@@ -65,7 +65,9 @@ async def claim(
     lease_s = bound_s + idempotency.LEASE_MARGIN_S
     while True:
         async with transaction(resources.write_engine) as db:
-            outcome = await idempotency.try_claim(db, command.user_id, key, digest, lease_s, owner)
+            outcome = await idempotency.try_claim(
+                db, user_id=command.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
+            )
             if outcome is idempotency.OWNED:
                 context = await _read_context(db, command)
                 break
@@ -84,7 +86,9 @@ async def _read_context(db: Executor, command: Command) -> Context:
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
         apps=await grants.granted_apps(db, command.user_id),
-        command_id_taken=await telemetry.command_id_taken(db, command.command_id, command.user_id),
+        command_id_taken=await telemetry.command_id_taken(
+            db, command_id=command.command_id, user_id=command.user_id
+        ),
     )
 
 
@@ -122,7 +126,10 @@ async def _reserve_bill(resources: Resources, command: Command) -> bool:
     """Check the subscription and, if it allows a command, take the bill now (race-safe)."""
     async with unit_of_work(resources.sessions) as session:
         allowed = await billing.reserve_command(
-            session, command.user_id, command.bill_id, resources.settings.billing_enforcement
+            session,
+            user_id=command.user_id,
+            bill_id=command.bill_id,
+            enforcement=resources.settings.billing_enforcement,
         )
     if allowed is None:
         raise ServiceUnavailable("billing status could not be verified")

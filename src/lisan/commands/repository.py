@@ -11,7 +11,7 @@ from sqlalchemy import bindparam, delete, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
-from lisan.core.database import Executor, PerDialect, table_of
+from lisan.core.database import Executor, PerDialect, rowcount, table_of
 
 _RECORDS = table_of(IdempotencyRecord)
 # Named apart from the columns: an UPDATE reserves the column names for its SET values.
@@ -71,46 +71,54 @@ def _key(user_id: uuid.UUID, key: uuid.UUID) -> dict[str, Any]:
     return {"of_user": user_id, "of_key": key}
 
 
-async def insert_if_absent(db: Executor, row: dict[str, Any]) -> bool:
+async def insert_record_if_absent(db: Executor, row: dict[str, Any]) -> bool:
     """True when `row` was inserted; False when (user, key) already had a record."""
     result = await db.execute(_INSERT_IF_ABSENT.on(db), row)
     return result.first() is not None
 
 
-async def stored(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
+async def get_record(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
     """The record of (user, key), locked until the transaction ends (PostgreSQL)."""
     row = (await db.execute(_SELECT, _key(user_id, key))).first()
     return None if row is None else StoredKey(*row)
 
 
-async def take_over(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, lease_until: datetime
+async def update_record_owner(
+    db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, lease_until: datetime
 ) -> None:
+    """Give the record to a new owner, under a new lease (its last owner is taken for dead)."""
     params = {**_key(user_id, key), "new_owner": owner, "new_lease": lease_until}
     await db.execute(_TAKE_OVER, params)
 
 
-async def finish(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, status: int, body: bytes
+async def update_record_finished(
+    db: Executor,
+    *,
+    user_id: uuid.UUID,
+    key: uuid.UUID,
+    owner: uuid.UUID,
+    status: int,
+    body: bytes,
 ) -> bool:
     """Store the final response if `owner` still holds the key; a record removed meanwhile
     (expired) stays removed. True when stored."""
     params = {**_key(user_id, key), "of_owner": owner, "status": status, "body": body}
     result = await db.execute(_FINISH, params)
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(rowcount(result))
 
 
-async def remove(db: Executor, user_id: uuid.UUID, key: uuid.UUID) -> None:
+async def delete_record(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID) -> None:
     await db.execute(_REMOVE, _key(user_id, key))
 
 
-async def remove_running(
-    db: Executor, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID
+async def delete_running_record(
+    db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID
 ) -> None:
+    """Remove the record while `owner` still runs under it; one taken over stays."""
     await db.execute(_REMOVE_RUNNING, {**_key(user_id, key), "of_owner": owner})
 
 
-async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit: int) -> int:
+async def purge_expired_records(session: AsyncSession, *, now: datetime, limit: int) -> int:
     """Delete up to `limit` idempotency records past their expiry (24 h); the count deleted.
 
     One statement, whose DELETE re-checks the expiry of each row it removes: a key reclaimed
@@ -125,4 +133,4 @@ async def purge_expired_idempotency(session: AsyncSession, now: datetime, limit:
         .where(tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(batch), expired)
         .execution_options(synchronize_session=False)
     )
-    return int(getattr(deleted, "rowcount", 0) or 0)
+    return rowcount(deleted)

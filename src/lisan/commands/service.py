@@ -96,13 +96,15 @@ async def _record(
             progress = progress.lap(Stage.TOTAL, command.started)
             await telemetry.record_command(
                 db,
-                command.command_id,
-                command.user_id,
-                response.status.value,
-                dict(progress.timings),
+                command_id=command.command_id,
+                user_id=command.user_id,
+                status=response.status.value,
+                server_timings=dict(progress.timings),
             )
             await _settle_bill(db, command, progress)
-            await idempotency.finish(db, command.user_id, key, owner, 200, body)
+            await idempotency.finish(
+                db, user_id=command.user_id, key=key, owner=owner, status=200, body=body
+            )
     except IntegrityError:
         if await _account_gone(resources, command):
             raise users.AccountDeleted from None
@@ -124,13 +126,13 @@ async def _record_failure(
     progress = progress.lap(Stage.TOTAL, command.started)
     try:
         async with transaction(resources.write_engine) as db:
-            await idempotency.release(db, command.user_id, key, owner)
+            await idempotency.release(db, user_id=command.user_id, key=key, owner=owner)
             await telemetry.record_command(
                 db,
-                command.command_id,
-                command.user_id,
-                f"ERROR_{status_code}",
-                dict(progress.timings),
+                command_id=command.command_id,
+                user_id=command.user_id,
+                status=f"ERROR_{status_code}",
+                server_timings=dict(progress.timings),
             )
             if progress.reserved:  # not final: the retry is billed when it completes
                 await billing.cancel_bill(db, command.bill_id)
@@ -149,6 +151,6 @@ async def _account_gone(resources: Resources, command: Command) -> bool:
 async def _settle_bill(db: Executor, command: Command, progress: Progress) -> None:
     """Bill a command that reached the provider once; give back a reservation that did not."""
     if progress.billed:
-        await billing.record_billed_command(db, command.user_id, command.bill_id)
+        await billing.record_billed_command(db, user_id=command.user_id, bill_id=command.bill_id)
     elif progress.reserved:
         await billing.cancel_bill(db, command.bill_id)

@@ -21,23 +21,25 @@ _LATEST = select(ConsentGrant).where(_OF_SCOPE).order_by(ConsentGrant.id.desc())
 _LATEST_DECISION = _LATEST.with_only_columns(ConsentGrant.granted)
 
 
-async def add(session: AsyncSession, grant: ConsentGrant) -> None:
+async def insert_grant(session: AsyncSession, grant: ConsentGrant) -> None:
     session.add(grant)
     await session.flush()
 
 
-async def latest(session: AsyncSession, user_id: uuid.UUID, scope: str) -> ConsentGrant | None:
+async def get_latest_grant(
+    session: AsyncSession, user_id: uuid.UUID, scope: str
+) -> ConsentGrant | None:
     result = await session.execute(_LATEST, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()
 
 
-async def latest_decision(db: Executor, user_id: uuid.UUID, scope: str) -> bool | None:
+async def get_latest_decision(db: Executor, user_id: uuid.UUID, scope: str) -> bool | None:
     """Whether the latest decision on `scope` grants it; None when there is none."""
     result = await db.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()
 
 
-async def granting_among(
+async def list_granting_users(
     db: Executor, user_ids: Collection[uuid.UUID], scope: str
 ) -> set[uuid.UUID]:
     """Those of `user_ids` whose latest decision on `scope` grants it, in one query (each

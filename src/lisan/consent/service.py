@@ -24,12 +24,12 @@ async def record(
     grant = ConsentGrant(
         user_id=user_id, scope=request.scope, granted=request.granted, created_at=utcnow()
     )
-    await repository.add(session, grant)
+    await repository.insert_grant(session, grant)
     return ConsentGrantRecorded(scope=grant.scope, granted=grant.granted)
 
 
 async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> ConsentState:
-    latest = await repository.latest(session, user_id, scope)
+    latest = await repository.get_latest_grant(session, user_id, scope)
     if latest is None:  # never decided: not granted
         return ConsentState(scope=scope, granted=False, created_at=None)
     return ConsentState(scope=scope, granted=latest.granted, created_at=latest.created_at)
@@ -37,7 +37,7 @@ async def current(session: AsyncSession, user_id: uuid.UUID, scope: str) -> Cons
 
 async def is_granted(db: Executor, user_id: uuid.UUID, scope: str) -> bool:
     """Whether the user's latest decision on `scope` grants it (no decision: not granted)."""
-    return await repository.latest_decision(db, user_id, scope) is True
+    return await repository.get_latest_decision(db, user_id, scope) is True
 
 
 async def granted_among(
@@ -45,4 +45,4 @@ async def granted_among(
 ) -> set[uuid.UUID]:
     """Those of `user_ids` whose latest decision on `scope` grants it: `is_granted` for many
     users in one query (a user gone, or who never decided, is not among them)."""
-    return await repository.granting_among(db, user_ids, scope)
+    return await repository.list_granting_users(db, user_ids, scope)

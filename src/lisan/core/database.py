@@ -283,3 +283,9 @@ async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     finishes cleanly, rolled back otherwise."""
     async with engine.begin() as connection:
         yield connection
+
+
+def rowcount(result: object) -> int:
+    """How many rows an UPDATE or DELETE matched (0 when the driver cannot say): the one
+    reading of `rowcount`, which SQLAlchemy's typed results do not declare."""
+    return int(getattr(result, "rowcount", 0) or 0)

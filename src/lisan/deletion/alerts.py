@@ -60,17 +60,17 @@ class Alerts:
             if not await deliver(self._settings, alert):
                 break  # the webhook is down: this alert is tried again after its lease
             async with unit_of_work(self._sessions) as session:
-                await repository.alert_sent(session, alert.task_id)
+                await repository.update_alert_sent(session, alert.task_id)
             sent += 1
         return sent
 
     async def _take(self) -> Alert | None:
         now = utcnow()
         async with unit_of_work(self._read_sessions) as session:
-            if not await repository.any_alert_due(session, now):
+            if not await repository.exists_due_alert(session, now):
                 return None
         async with unit_of_work(self._sessions) as session:
-            job = await repository.next_alert_due(session, now)
+            job = await repository.get_next_due_alert(session, now)
             if job is None:  # another worker took it first
                 return None
             job.lease_until = now + timedelta(seconds=ALERT_LEASE_S)

@@ -41,7 +41,7 @@ from lisan.core.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import JobStatus
 from lisan.recordings.filework import FileWork
-from lisan.recordings.retention import RemoveRecordings
+from lisan.recordings.store import RemoveRecordings
 from lisan.users import service as users
 
 log = logging.getLogger(__name__)
@@ -78,8 +78,8 @@ class Jobs:
     async def count(self) -> None:
         """Jobs by state and the age of the oldest unfinished one, for the metrics."""
         async with unit_of_work(self._read_sessions) as session:
-            by_state = await repository.count_by_status(session)
-            oldest = await repository.oldest_in_flight(session)
+            by_state = await repository.count_jobs_by_status(session)
+            oldest = await repository.get_oldest_in_flight_time(session)
         for state in JobStatus:
             metrics.DELETION_JOBS.labels(state.value).set(by_state.get(state.value, 0))
         age_s = 0.0 if oldest is None else (utcnow() - oldest).total_seconds()
@@ -88,10 +88,10 @@ class Jobs:
     async def run_one(self) -> bool:
         """Claim one due job and carry it out; False when none was due."""
         async with unit_of_work(self._read_sessions) as session:
-            if not await repository.any_due(session, utcnow()):
+            if not await repository.exists_due_job(session, utcnow()):
                 return False
         async with unit_of_work(self._sessions) as session:
-            job = await repository.next_due(session, utcnow())
+            job = await repository.get_next_due_job(session, utcnow())
             if job is None:  # another worker claimed it first
                 return False
             spent = job.status == JobStatus.RUNNING and (
@@ -110,23 +110,25 @@ class Jobs:
             )
             return True
         try:
-            await self._carry_out(task_id, user_id, attempt)
+            await self._carry_out(task_id=task_id, user_id=user_id, attempt=attempt)
         except Exception as exc:  # any failing step: a retry or a failure
-            await self._failed_attempt(task_id, attempt, exc)
+            await self._failed_attempt(task_id=task_id, attempt=attempt, exc=exc)
         return True
 
-    async def _carry_out(self, task_id: uuid.UUID, user_id: uuid.UUID | None, attempt: int) -> None:
+    async def _carry_out(
+        self, *, task_id: uuid.UUID, user_id: uuid.UUID | None, attempt: int
+    ) -> None:
         if user_id is not None:
             remove = partial(self._remove_objects, self._settings.storage_dir, str(user_id))
             await self._files.run(remove)
         async with asyncio.timeout(self._step_s), unit_of_work(self._sessions) as session:
             if user_id is not None:
                 await users.remove_account(session, user_id)
-            done = await repository.finish(
+            done = await repository.update_job_attempt(
                 session,
-                task_id,
-                attempt,
-                {
+                task_id=task_id,
+                attempt=attempt,
+                values={
                     "status": JobStatus.COMPLETED,
                     "completed_at": utcnow(),
                     "user_id": None,  # nothing about the user outlives them
@@ -137,11 +139,11 @@ class Jobs:
             if not done:  # overtaken after our lease expired: the newer attempt decides
                 raise _Overtaken
             if user_id is not None:  # nor does a failed job of theirs name them
-                await repository.forget_user(session, user_id)
+                await repository.update_jobs_forget_user(session, user_id)
         metrics.DELETION_ATTEMPTS.labels("completed").inc()
         log.info("deletion job completed", extra=_fields(task_id, attempt))
 
-    async def _failed_attempt(self, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
+    async def _failed_attempt(self, *, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
         if isinstance(exc, _Overtaken):
             return
         values: dict[str, object] = {"lease_until": None, "last_error": safe_error(exc)}
@@ -152,7 +154,9 @@ class Jobs:
             values["status"] = JobStatus.RETRYING
             values["run_after"] = utcnow() + timedelta(seconds=self.backoff_s(attempt))
         async with unit_of_work(self._sessions) as session:
-            if not await repository.finish(session, task_id, attempt, values):
+            if not await repository.update_job_attempt(
+                session, task_id=task_id, attempt=attempt, values=values
+            ):
                 return
         metrics.DELETION_ATTEMPTS.labels("failed" if final else "retry").inc()
         fields = {**_fields(task_id, attempt), "error": values["last_error"]}

@@ -11,23 +11,23 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import dialect_name
+from lisan.core.database import dialect_name, rowcount
 from lisan.deletion.models import IN_FLIGHT, DeletionJob, JobStatus
 
 
-async def in_flight_for(session: AsyncSession, user_id: uuid.UUID) -> DeletionJob | None:
+async def get_in_flight_job(session: AsyncSession, user_id: uuid.UUID) -> DeletionJob | None:
     found = await session.execute(
         select(DeletionJob).where(DeletionJob.user_id == user_id, DeletionJob.status.in_(IN_FLIGHT))
     )
     return found.scalar_one_or_none()
 
 
-async def add(session: AsyncSession, job: DeletionJob) -> None:
+async def insert_job(session: AsyncSession, job: DeletionJob) -> None:
     session.add(job)
     await session.flush()
 
 
-async def by_id(session: AsyncSession, task_id: uuid.UUID) -> DeletionJob | None:
+async def get_job(session: AsyncSession, task_id: uuid.UUID) -> DeletionJob | None:
     return await session.get(DeletionJob, task_id)
 
 
@@ -43,20 +43,20 @@ def _due(now: datetime) -> ColumnElement[bool]:
     )
 
 
-async def any_due(session: AsyncSession, now: datetime) -> bool:
+async def exists_due_job(session: AsyncSession, now: datetime) -> bool:
     """Whether a job looks due: a plain read, no lock."""
     found = await session.execute(select(DeletionJob.id).where(_due(now)).limit(1))
     return found.first() is not None
 
 
-async def next_due(session: AsyncSession, now: datetime) -> DeletionJob | None:
+async def get_next_due_job(session: AsyncSession, now: datetime) -> DeletionJob | None:
     """The oldest due job, locked for the caller's write transaction."""
     query = select(DeletionJob).where(_due(now)).order_by(DeletionJob.run_after).limit(1)
     return (await session.execute(_skip_locked(session, query))).scalar_one_or_none()
 
 
-async def finish(
-    session: AsyncSession, task_id: uuid.UUID, attempt: int, values: dict[str, object]
+async def update_job_attempt(
+    session: AsyncSession, *, task_id: uuid.UUID, attempt: int, values: dict[str, object]
 ) -> bool:
     """Apply the outcome of an attempt, only if that attempt still holds the job (a worker
     whose lease expired and was overtaken must not overwrite the newer attempt's state)."""
@@ -69,10 +69,10 @@ async def finish(
         )
         .values(**values)
     )
-    return bool(getattr(changed, "rowcount", 0))
+    return bool(rowcount(changed))
 
 
-async def forget_user(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def update_jobs_forget_user(session: AsyncSession, user_id: uuid.UUID) -> None:
     """No job row names the user any more (a failed job of theirs included)."""
     await session.execute(
         update(DeletionJob)
@@ -90,19 +90,19 @@ def _alert_due(now: datetime) -> ColumnElement[bool]:
     )
 
 
-async def any_alert_due(session: AsyncSession, now: datetime) -> bool:
+async def exists_due_alert(session: AsyncSession, now: datetime) -> bool:
     """Whether an operator alert looks due: a plain read, no lock."""
     found = await session.execute(select(DeletionJob.id).where(_alert_due(now)).limit(1))
     return found.first() is not None
 
 
-async def next_alert_due(session: AsyncSession, now: datetime) -> DeletionJob | None:
+async def get_next_due_alert(session: AsyncSession, now: datetime) -> DeletionJob | None:
     """A job whose alert is due, locked for the caller's write transaction."""
     query = select(DeletionJob).where(_alert_due(now)).limit(1)
     return (await session.execute(_skip_locked(session, query))).scalar_one_or_none()
 
 
-async def alert_sent(session: AsyncSession, task_id: uuid.UUID) -> None:
+async def update_alert_sent(session: AsyncSession, task_id: uuid.UUID) -> None:
     await session.execute(
         update(DeletionJob)
         .where(DeletionJob.id == task_id)
@@ -117,14 +117,14 @@ def _skip_locked(session: AsyncSession, query: Select[DeletionJob]) -> Select[De
     return query
 
 
-async def count_by_status(session: AsyncSession) -> dict[str, int]:
+async def count_jobs_by_status(session: AsyncSession) -> dict[str, int]:
     rows = await session.execute(
         select(DeletionJob.status, func.count()).group_by(DeletionJob.status)
     )
     return {status: count for status, count in rows}
 
 
-async def oldest_in_flight(session: AsyncSession) -> datetime | None:
+async def get_oldest_in_flight_time(session: AsyncSession) -> datetime | None:
     """When the oldest job not yet completed or failed was requested."""
     return await session.scalar(
         select(func.min(DeletionJob.created_at)).where(DeletionJob.status.in_(IN_FLIGHT))

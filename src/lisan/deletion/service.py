@@ -29,7 +29,7 @@ async def request_deletion(session: AsyncSession, user_id: uuid.UUID) -> Deletio
     """Mark the account deleted and queue its job, in the caller's one transaction; the job
     already in flight when there is one (the database's unique index settles a race)."""
     await users.mark_deleted(session, user_id)
-    job = await repository.in_flight_for(session, user_id)
+    job = await repository.get_in_flight_job(session, user_id)
     if job is None:
         now = utcnow()
         job = DeletionJob(
@@ -42,16 +42,16 @@ async def request_deletion(session: AsyncSession, user_id: uuid.UUID) -> Deletio
         )
         try:
             async with session.begin_nested():
-                await repository.add(session, job)
+                await repository.insert_job(session, job)
         except IntegrityError:  # a concurrent request queued it first
-            job = await repository.in_flight_for(session, user_id)
+            job = await repository.get_in_flight_job(session, user_id)
             if job is None:
                 raise
     return DeletionQueued(task_id=job.id)
 
 
 async def job_record(session: AsyncSession, task_id: str) -> DeletionJobView:
-    job = await repository.by_id(session, parse_task_id(task_id))
+    job = await repository.get_job(session, parse_task_id(task_id))
     if job is None:
         raise TaskNotFound
     return DeletionJobView(

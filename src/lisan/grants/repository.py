@@ -37,12 +37,12 @@ GRANTED = select(AppGrant.package_name).where(
 )
 
 
-async def add(session: AsyncSession, grant: AppGrant) -> None:
+async def insert_grant(session: AsyncSession, grant: AppGrant) -> None:
     session.add(grant)
     await session.flush()
 
 
-async def latest_states(
+async def list_latest_states(
     session: AsyncSession, user_id: uuid.UUID
 ) -> Sequence[Row[str, bool, datetime]]:
     """(package_name, granted, created_at) of the latest row per package, in no order."""
@@ -50,11 +50,13 @@ async def latest_states(
     return result.all()
 
 
-async def granted_among(db: Executor, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
+async def list_granted_among(
+    db: Executor, user_id: uuid.UUID, packages: Collection[str]
+) -> set[str]:
     result = await db.execute(GRANTED_AMONG, {"user_id": user_id, "packages": list(packages)})
     return set(result.scalars())
 
 
-async def granted(db: Executor, user_id: uuid.UUID) -> list[str]:
+async def list_granted(db: Executor, user_id: uuid.UUID) -> list[str]:
     result = await db.execute(GRANTED, {"user_id": user_id})
     return sorted(result.scalars())

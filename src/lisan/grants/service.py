@@ -25,7 +25,7 @@ async def record(
         granted=request.granted,
         created_at=utcnow(),
     )
-    await repository.add(session, grant)
+    await repository.insert_grant(session, grant)
     return AppGrantRecorded(package_name=grant.package_name, granted=grant.granted)
 
 
@@ -33,7 +33,9 @@ async def list_states(session: AsyncSession, user_id: uuid.UUID) -> AppGrantList
     """Every app the user has decided on, revoked ones included, by package name."""
     # Sorted here, by code point: a database's collation would order names differently on
     # SQLite and PostgreSQL.
-    rows = sorted(await repository.latest_states(session, user_id), key=lambda r: r.package_name)
+    rows = sorted(
+        await repository.list_latest_states(session, user_id), key=lambda r: r.package_name
+    )
     return AppGrantList(
         grants=[
             AppGrantState(
@@ -48,9 +50,9 @@ async def granted_packages(db: Executor, user_id: uuid.UUID, packages: Collectio
     """Which of `packages` the user currently grants, in one indexed query."""
     if not packages:
         return set()
-    return await repository.granted_among(db, user_id, packages)
+    return await repository.list_granted_among(db, user_id, packages)
 
 
 async def granted_apps(db: Executor, user_id: uuid.UUID) -> list[str]:
     """Every package the user currently grants, by name, in one indexed query."""
-    return await repository.granted(db, user_id)
+    return await repository.list_granted(db, user_id)

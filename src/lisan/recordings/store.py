@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 from lisan.core.wav import wav_bytes
+
+RemoveRecordings = Callable[[Path, str], None]  # (storage dir, user id); blocking, as remove_audio
 
 
 def store_audio(storage_dir: Path, user_id: str, command_id: str, pcm: bytes) -> Path:

@@ -37,7 +37,9 @@ _INSERT_NEW = PerDialect(lambda insert: insert(_EVENTS).on_conflict_do_nothing()
 _UPSERT_SERVER_SIDE = PerDialect(_upsert_server_side)
 
 
-async def owners(session: AsyncSession, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
+async def list_owners(
+    session: AsyncSession, ids: Collection[uuid.UUID]
+) -> dict[uuid.UUID, uuid.UUID]:
     """The owning user of each command event among `ids` that exists."""
     if not ids:
         return {}
@@ -47,14 +49,14 @@ async def owners(session: AsyncSession, ids: Collection[uuid.UUID]) -> dict[uuid
     return {row.id: row.user_id for row in result}
 
 
-async def insert_new(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+async def insert_new_events(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
     """Insert rows; one whose id appeared meanwhile (a concurrent writer) is left alone."""
     if not rows:
         return
     await session.execute(_INSERT_NEW.on(session), rows)
 
 
-async def complete(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+async def update_phone_side(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
     """Fill in the phone's side of existing events, each only where its user owns the row."""
     for row in rows:
         await session.execute(
@@ -69,6 +71,8 @@ async def upsert_server_side(db: Executor, row: dict[str, Any]) -> None:
     await db.execute(_UPSERT_SERVER_SIDE.on(db), row)
 
 
-async def command_id_taken(db: Executor, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
+async def exists_taken_command_id(
+    db: Executor, *, command_id: uuid.UUID, user_id: uuid.UUID
+) -> bool:
     result = await db.execute(_ID_TAKEN, {"command_id": command_id, "user_id": user_id})
     return result.first() is not None

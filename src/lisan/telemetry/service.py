@@ -9,14 +9,15 @@ from lisan.core.types import utcnow
 from lisan.telemetry import repository
 
 
-async def command_id_taken(db: Executor, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
+async def command_id_taken(db: Executor, *, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
     """Whether `command_id` already names another command's event: a client that reuses an
     X-Request-ID would otherwise overwrite its own earlier record (and audio)."""
-    return await repository.command_id_taken(db, command_id, user_id)
+    return await repository.exists_taken_command_id(db, command_id=command_id, user_id=user_id)
 
 
 async def record_command(
     db: Executor,
+    *,
     command_id: uuid.UUID,
     user_id: uuid.UUID,
     status: str,

@@ -207,7 +207,7 @@ class TelemetryWriter:
     async def _write(self, batch: list[PendingEvent]) -> None:
         named = {p.event.request_id for p in batch if p.event.request_id is not None}
         async with self.sessions() as session, session.begin():
-            owners = await repository.owners(session, named)
+            owners = await repository.list_owners(session, named)
             inserts: dict[uuid.UUID, dict[str, Any]] = {}
             completions: list[dict[str, Any]] = []
             foreign = 0
@@ -220,8 +220,8 @@ class TelemetryWriter:
                     completions.append(row)
                 else:
                     inserts[row["id"]] = row  # a later event for the same id wins
-            await repository.insert_new(session, list(inserts.values()))
-            await repository.complete(session, completions)
+            await repository.insert_new_events(session, list(inserts.values()))
+            await repository.update_phone_side(session, completions)
         self.stats.dropped_foreign += foreign
         self.stats.stored += len(batch) - foreign
         metrics.TELEMETRY_WRITTEN.inc(len(batch) - foreign)

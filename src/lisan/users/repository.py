@@ -13,17 +13,17 @@ from lisan.core.database import Executor
 from lisan.users.models import User
 
 
-async def add(session: AsyncSession, user: User) -> None:
+async def insert_user(session: AsyncSession, user: User) -> None:
     session.add(user)
     await session.flush()
 
 
-async def by_install_id(session: AsyncSession, install_id: str) -> User | None:
+async def get_user_by_install_id(session: AsyncSession, install_id: str) -> User | None:
     result = await session.execute(select(User).where(User.install_id == install_id))
     return result.scalar_one_or_none()
 
 
-async def by_id(
+async def get_user(
     session: AsyncSession, user_id: uuid.UUID, *, for_update: bool = False
 ) -> User | None:
     statement = select(User).where(User.id == user_id)
@@ -48,7 +48,7 @@ def with_account(
     )
 
 
-async def status_held(db: Executor, user_id: uuid.UUID) -> str | None:
+async def get_status_held(db: Executor, user_id: uuid.UUID) -> str | None:
     """The account's status with its row share-locked until the caller's transaction ends
     (PostgreSQL FOR SHARE; on SQLite the write transaction already admits one writer). None
     when the row is gone."""
@@ -56,10 +56,10 @@ async def status_held(db: Executor, user_id: uuid.UUID) -> str | None:
     return (await db.execute(statement)).scalar_one_or_none()
 
 
-async def set_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:
+async def update_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:
     await session.execute(update(User).where(User.id == user_id).values(status=status))
 
 
-async def remove(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def delete_user(session: AsyncSession, user_id: uuid.UUID) -> None:
     """Delete the row; every table that references it cascades. Removing it twice is fine."""
     await session.execute(delete(User).where(User.id == user_id))

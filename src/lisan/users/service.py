@@ -52,18 +52,18 @@ async def create_account(session: AsyncSession, install_id: str, locale: Locale)
         registered_at=utcnow(),
     )
     try:
-        await repository.add(session, user)
+        await repository.insert_user(session, user)
     except IntegrityError:  # a concurrent registration of the same install id won
         raise InstallIdTaken from None
     return user
 
 
 async def find_by_install_id(session: AsyncSession, install_id: str) -> User | None:
-    return await repository.by_install_id(session, install_id)
+    return await repository.get_user_by_install_id(session, install_id)
 
 
 async def get_account(session: AsyncSession, user_id: str, *, for_update: bool = False) -> User:
-    user = await repository.by_id(session, parse_user_id(user_id), for_update=for_update)
+    user = await repository.get_user(session, parse_user_id(user_id), for_update=for_update)
     if user is None:
         raise NotFound("no such user")
     return user
@@ -114,15 +114,15 @@ async def hold_live_account(db: Executor, user_id: uuid.UUID) -> bool:
     transaction ends: a deletion request (which changes the status) and a deletion job (which
     removes the row) wait for it. For work that must not outlive the account, such as keeping
     a recording."""
-    status = await repository.status_held(db, user_id)
+    status = await repository.get_status_held(db, user_id)
     return status is not None and AccountStatus(status) is not AccountStatus.DELETED
 
 
 async def mark_deleted(session: AsyncSession, user_id: uuid.UUID) -> None:
     """Deletion requested: from now on the account's sessions answer 409 (but to repeat it)."""
-    await repository.set_status(session, user_id, AccountStatus.DELETED.value)
+    await repository.update_status(session, user_id, AccountStatus.DELETED.value)
 
 
 async def remove_account(session: AsyncSession, user_id: uuid.UUID) -> None:
     """The last step of a deletion: the row goes, and every table that references it with it."""
-    await repository.remove(session, user_id)
+    await repository.delete_user(session, user_id)

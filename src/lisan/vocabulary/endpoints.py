@@ -35,10 +35,12 @@ async def update_term(
 ) -> JsonResponse:
     term_uuid = service.parse_term_id(term_id)
     body = parse_json_body(await request.body(), TermUpdate)
-    return json_response(await service.update_term(session, user.user_id, term_uuid, body))
+    return json_response(
+        await service.update_term(session, user_id=user.user_id, term_id=term_uuid, body=body)
+    )
 
 
 @router.delete("/v1/vocabulary/{termId}", status_code=204)
 async def delete_term(term_id: TermIdPath, user: CurrentUser, session: DbSession) -> Response:
-    await service.delete_term(session, user.user_id, service.parse_term_id(term_id))
+    await service.delete_term(session, user_id=user.user_id, term_id=service.parse_term_id(term_id))
     return Response(status_code=204)

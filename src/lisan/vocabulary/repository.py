@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor, PerDialect, table_of
+from lisan.core.database import Executor, PerDialect, rowcount, table_of
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
@@ -26,11 +26,11 @@ _DISPLAY_TERMS = (
 )
 
 
-async def ensure_count_row(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def insert_count_row_once(session: AsyncSession, user_id: uuid.UUID) -> None:
     await session.execute(_ENSURE_COUNT_ROW.on(session), {"user_id": user_id, "term_count": 0})
 
 
-async def take_place(session: AsyncSession, user_id: uuid.UUID, limit: int) -> bool:
+async def update_count_take_place(session: AsyncSession, user_id: uuid.UUID, limit: int) -> bool:
     """Count one more term unless the user holds `limit` already. The guarded UPDATE locks the
     user's count row until commit, so racing creates take places one at a time."""
     result = await session.execute(
@@ -39,10 +39,10 @@ async def take_place(session: AsyncSession, user_id: uuid.UUID, limit: int) -> b
         .values(term_count=VocabularyCount.term_count + 1)
         .execution_options(synchronize_session=False)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(rowcount(result))
 
 
-async def give_back_place(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def update_count_give_back_place(session: AsyncSession, user_id: uuid.UUID) -> None:
     """Count one term fewer (the caller holds the count row's lock and removed a term)."""
     await session.execute(
         update(VocabularyCount)
@@ -62,14 +62,15 @@ async def lock_count_row(session: AsyncSession, user_id: uuid.UUID) -> None:
     )
 
 
-async def add(session: AsyncSession, term: VocabularyTerm) -> None:
+async def insert_term(session: AsyncSession, term: VocabularyTerm) -> None:
     session.add(term)
     await session.flush()
 
 
-async def owned(
-    session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID
+async def get_term(
+    session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID
 ) -> VocabularyTerm | None:
+    """The term, when the user owns it."""
     result = await session.execute(
         select(VocabularyTerm).where(
             VocabularyTerm.id == term_id, VocabularyTerm.user_id == user_id
@@ -78,26 +79,28 @@ async def owned(
     return result.scalar_one_or_none()
 
 
-async def save(session: AsyncSession) -> None:
+async def update_terms(session: AsyncSession) -> None:
+    """Write the changes made to the terms loaded in this session."""
     await session.flush()
 
 
-async def delete_owned(session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID) -> bool:
+async def delete_term(session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID) -> bool:
+    """Delete the term, when the user owns it; False when there was none."""
     result = await session.execute(
         delete(VocabularyTerm)
         .where(VocabularyTerm.id == term_id, VocabularyTerm.user_id == user_id)
         .execution_options(synchronize_session=False)
     )
-    return bool(result.rowcount)  # type: ignore[attr-defined]
+    return bool(rowcount(result))
 
 
-async def terms_of(session: AsyncSession, user_id: uuid.UUID) -> Sequence[VocabularyTerm]:
+async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> Sequence[VocabularyTerm]:
     result = await session.execute(
         select(VocabularyTerm).where(VocabularyTerm.user_id == user_id).order_by(*_OLDEST_FIRST)
     )
     return result.scalars().all()
 
 
-async def display_terms_of(db: Executor, user_id: uuid.UUID) -> list[str]:
+async def list_display_terms(db: Executor, user_id: uuid.UUID) -> list[str]:
     result = await db.execute(_DISPLAY_TERMS, {"user_id": user_id})
     return list(result.scalars())

@@ -57,18 +57,18 @@ def _view(term: VocabularyTerm) -> TermView:
 
 
 async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> TermList:
-    terms = await repository.terms_of(session, user_id)
+    terms = await repository.list_terms(session, user_id)
     return TermList(terms=[_view(term) for term in terms])
 
 
 async def terms_for(db: Executor, user_id: uuid.UUID) -> list[str]:
     """The user's terms as they wrote them, oldest first: the transcriber's bias list."""
-    return await repository.display_terms_of(db, user_id)
+    return await repository.list_display_terms(db, user_id)
 
 
 async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreate) -> TermView:
-    await repository.ensure_count_row(session, user_id)
-    if not await repository.take_place(session, user_id, VOCABULARY_LIMIT):
+    await repository.insert_count_row_once(session, user_id)
+    if not await repository.update_count_take_place(session, user_id, VOCABULARY_LIMIT):
         raise VocabularyFull
     now = utcnow()
     term = VocabularyTerm(
@@ -81,17 +81,17 @@ async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreat
         updated_at=now,
     )
     try:
-        await repository.add(session, term)
+        await repository.insert_term(session, term)
     except IntegrityError:  # the same term, maybe from a racing request: the place goes back too
         raise TermExists from None
     return _view(term)
 
 
 async def update_term(
-    session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID, body: TermUpdate
+    session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID, body: TermUpdate
 ) -> TermView:
     await repository.lock_count_row(session, user_id)
-    term = await repository.owned(session, user_id, term_id)
+    term = await repository.get_term(session, user_id=user_id, term_id=term_id)
     if term is None:
         raise TermNotFound
     if body.term is not None:
@@ -101,15 +101,15 @@ async def update_term(
         term.kind = body.kind.value
     term.updated_at = utcnow()
     try:
-        await repository.save(session)
+        await repository.update_terms(session)
     except IntegrityError:  # renamed onto another of the user's terms
         raise TermExists from None
     return _view(term)
 
 
-async def delete_term(session: AsyncSession, user_id: uuid.UUID, term_id: uuid.UUID) -> None:
+async def delete_term(session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID) -> None:
     # The count row first, as create does: the same lock order for every write.
     await repository.lock_count_row(session, user_id)
-    if not await repository.delete_owned(session, user_id, term_id):
+    if not await repository.delete_term(session, user_id=user_id, term_id=term_id):
         raise TermNotFound
-    await repository.give_back_place(session, user_id)
+    await repository.update_count_give_back_place(session, user_id)

@@ -4,10 +4,10 @@ domain's purge, so tables and folders do not grow forever.
 It runs inside `lisan serve` (unless LISAN_RUN_WORKER=false) and alone as `lisan worker`; any
 number may run at once, in any processes. Each poll runs every due deletion job (deletion.jobs),
 then sends every due operator alert (deletion.alerts). Now and then it runs one batch of each
-purge task, each owned by its domain and reached through that domain's service: idempotency
-records past their 24 h (commands.retention), sessions past their expiry and grace
-(auth.service), and recordings nobody may keep (recordings.retention); while any batch comes
-back full, the next batch follows at once instead of after the pause.
+purge, each a `tasks` module of its domain with the one shape of `core.tasks`: idempotency
+records past their 24 h (commands.tasks), sessions past their expiry and grace (auth.tasks),
+and recordings nobody may keep (recordings.tasks); while any batch comes back full, the next
+batch follows at once instead of after the pause.
 
 The worker schedules and nothing more: what each task does, and the rules it keeps, live with
 its domain. With nothing due, a poll is plain reads on `read_sessions` (on SQLite a session of
@@ -18,22 +18,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
+from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from lisan.auth import service as auth
-from lisan.commands import retention as commands
+from lisan.auth import tasks as auth
+from lisan.commands import tasks as commands
 from lisan.core import metrics
-from lisan.core.database import unit_of_work
 from lisan.core.http import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
+from lisan.core.tasks import Batch, Purge
 from lisan.deletion.alerts import Alerts
 from lisan.deletion.jobs import Jobs, step_bound_s
+from lisan.recordings import tasks as recordings
 from lisan.recordings.filework import FileWork
-from lisan.recordings.retention import RemoveRecordings, WithdrawnAudioSweep
-from lisan.recordings.store import remove_audio
+from lisan.recordings.store import RemoveRecordings, remove_audio
 
 log = logging.getLogger(__name__)
 
@@ -45,14 +45,6 @@ MAX_FAULT_PAUSE_S = 30.0
 
 
 @dataclass(frozen=True, slots=True)
-class Batch:
-    """What one batch of a purge task did."""
-
-    removed: int  # rows deleted, or folders removed
-    more: bool  # there is more to do now (a full batch; a walk not at its end)
-
-
-@dataclass(frozen=True, slots=True)
 class Purged:
     idempotency_records: int
     sessions: int
@@ -60,9 +52,9 @@ class Purged:
     more: bool  # a batch came back full: there is more to purge now
 
 
-async def _one_batch(name: str, task: Callable[[], Awaitable[Batch]]) -> Batch:
+async def _one_batch(name: str, purge: Purge, limit: int) -> Batch:
     try:
-        return await task()
+        return await purge(limit=limit)
     except Exception as exc:  # logged; the next purge tries again
         log.error("purge failed", extra={"task": name, "error": type(exc).__name__})
         return Batch(0, more=False)
@@ -83,8 +75,6 @@ class Worker:
         `read_sessions`); without it, `sessions`, which on SQLite take the write lock."""
         reads = read_sessions or sessions
         self.database_trouble = DatabaseTrouble()  # the worker's own episodes, logged once each
-        self._settings = settings
-        self._sessions = sessions
         self._purge_batch = purge_batch
         self._files = FileWork(step_bound_s(lease_s))
         self._jobs = Jobs(
@@ -96,9 +86,15 @@ class Worker:
             remove_objects=remove_objects,
         )
         self._alerts = Alerts(settings, sessions, reads)
-        self._recordings = WithdrawnAudioSweep(
-            settings.storage_dir, reads, self._files, remove_objects
+        self._recordings = recordings.WithdrawnAudioPurge(
+            settings=settings, read_sessions=reads, files=self._files, remove=remove_objects
         )
+        # The keys are the purges' names: `Purged`'s fields and lisan_purged_rows_total's kinds.
+        self._purges: dict[str, Purge] = {
+            "idempotency_records": partial(commands.purge, sessions=sessions, settings=settings),
+            "sessions": partial(auth.purge, sessions=sessions, settings=settings),
+            "audio_folders": self._recordings,
+        }
 
     async def run_forever(
         self, poll_s: float = POLL_S, purge_every_s: float = PURGE_EVERY_S
@@ -155,12 +151,8 @@ class Worker:
     async def purge(self) -> Purged:
         """One batch of each purge task, each on its own: one that fails (logged) keeps none of
         the others from running. Safe from several workers at once."""
-        tasks: dict[str, Callable[[], Awaitable[Batch]]] = {
-            "idempotency_records": self._purge_idempotency_records,
-            "sessions": self._purge_sessions,
-            "audio_folders": self._purge_recordings,
-        }
-        done = {name: await _one_batch(name, task) for name, task in tasks.items()}
+        limit = self._purge_batch
+        done = {name: await _one_batch(name, purge, limit) for name, purge in self._purges.items()}
         removed = {name: batch.removed for name, batch in done.items()}
         for name, count in removed.items():
             metrics.PURGED.labels(name).inc(count)
@@ -172,20 +164,6 @@ class Worker:
         if any(removed.values()):
             log.info("purged", extra={"purged": asdict(purged)})
         return purged
-
-    async def _purge_idempotency_records(self) -> Batch:
-        async with unit_of_work(self._sessions) as session:
-            deleted = await commands.purge_expired_idempotency(session, self._purge_batch)
-        return Batch(deleted, deleted >= self._purge_batch)
-
-    async def _purge_sessions(self) -> Batch:
-        async with unit_of_work(self._sessions) as session:
-            deleted = await auth.purge_expired_sessions(session, self._settings, self._purge_batch)
-        return Batch(deleted, deleted >= self._purge_batch)
-
-    async def _purge_recordings(self) -> Batch:
-        swept = await self._recordings.sweep(self._purge_batch)
-        return Batch(swept.removed, swept.more)
 
     def close(self) -> None:
         """Release what the worker holds: its walk over the recordings, its file thread."""

@@ -1,5 +1,6 @@
-"""The purge of recordings nobody may keep: those of users whose audio_retention consent is not
-granted (withdrawn, or never given) and of users who are gone.
+"""The recordings' background task: the purge of recordings nobody may keep, those of users
+whose audio_retention consent is not granted (withdrawn, or never given) and of users who are
+gone.
 
 It walks every owner's folder, a batch at a time, each batch resuming where the last one
 stopped, and starts a new walk once one has reached the end: every folder is looked at in every
@@ -15,65 +16,61 @@ from __future__ import annotations
 import itertools
 import logging
 import uuid
-from collections.abc import Callable, Generator, Iterator
-from dataclasses import dataclass
+from collections.abc import Generator, Iterator
 from functools import partial
-from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.consent import service as consent
 from lisan.core.database import unit_of_work
+from lisan.core.settings import Settings
+from lisan.core.tasks import Batch
 from lisan.recordings.filework import FileWork
-from lisan.recordings.store import audio_owners
+from lisan.recordings.store import RemoveRecordings, audio_owners
 
 log = logging.getLogger(__name__)
-
-RemoveRecordings = Callable[[Path, str], None]  # (storage dir, user id); blocking
-
-
-@dataclass(frozen=True, slots=True)
-class Swept:
-    removed: int  # folders removed by this batch
-    more: bool  # the walk has folders left (False: it reached the end)
 
 
 def _next_batch(walk: Iterator[str], size: int) -> list[str]:
     return list(itertools.islice(walk, size))
 
 
-class WithdrawnAudioSweep:
-    """One worker's walk over the recordings' folders; `sweep` takes the next batch."""
+class WithdrawnAudioPurge:
+    """One worker's walk over the recordings' folders; each call takes the next batch. `more`
+    of a batch: the walk has folders left (False: it reached the end)."""
 
     def __init__(
         self,
-        storage_dir: Path,
+        *,
+        settings: Settings,
         read_sessions: async_sessionmaker[AsyncSession],
         files: FileWork,
         remove: RemoveRecordings,
     ) -> None:
-        self._storage_dir = storage_dir
+        self._storage_dir = settings.storage_dir
         self._read_sessions = read_sessions
         self._files = files
         self._remove = remove
         self._walk: Generator[str, None, None] | None = None
         self._batch: list[str] = []  # read from the walk and not yet dealt with
 
-    async def sweep(self, size: int) -> Swept:
-        """The next `size` folders of the walk: those whose owner may not keep them are removed.
+    async def __call__(self, *, limit: int) -> Batch:
+        """The next `limit` folders of the walk: those whose owner may not keep them are removed.
         A batch that fails (the database down) is taken again by the next call."""
         if not self._batch:
             walk = self._walk or audio_owners(self._storage_dir)
             self._walk = None  # while the file thread reads it; put back once it returned
-            self._batch = await self._files.run(partial(_next_batch, walk, size))
-            if len(self._batch) == size:
+            self._batch = await self._files.run(partial(_next_batch, walk, limit))
+            if len(self._batch) == limit:
                 self._walk = walk
             # else the walk reached its end (and closed the directory): the next starts anew
         more = self._walk is not None
         owners = {name: _user_id(name) for name in self._batch}
         user_ids = {user_id for user_id in owners.values() if user_id is not None}
         async with unit_of_work(self._read_sessions) as session:
-            keeping = await consent.granted_among(session, user_ids, consent.AUDIO_RETENTION)
+            keeping = await consent.granted_among(
+                session, user_ids=user_ids, scope=consent.AUDIO_RETENTION
+            )
         removed = 0
         for name, user_id in owners.items():
             if user_id is None or user_id in keeping:
@@ -87,7 +84,7 @@ class WithdrawnAudioSweep:
             else:
                 removed += 1
         self._batch = []
-        return Swept(removed, more)
+        return Batch(removed, more)
 
     def close(self) -> None:
         """Release the directory of a walk under way (the file thread is idle by then)."""

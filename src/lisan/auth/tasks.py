@@ -1,0 +1,24 @@
+"""The auth domain's background task: the purge of sessions past any use."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from lisan.auth import repository
+from lisan.core.database import unit_of_work
+from lisan.core.settings import Settings
+from lisan.core.tasks import Batch
+from lisan.core.types import utcnow
+
+
+async def purge(
+    *, sessions: async_sessionmaker[AsyncSession], settings: Settings, limit: int
+) -> Batch:
+    """Delete up to `limit` sessions expired longer ago than the refresh grace (not even a
+    refresh can use them), in a unit of work of its own."""
+    cutoff = utcnow() - timedelta(seconds=settings.refresh_grace_s)
+    async with unit_of_work(sessions) as session:
+        deleted = await repository.purge_expired_sessions(session, cutoff=cutoff, limit=limit)
+    return Batch.of(deleted, limit=limit)
