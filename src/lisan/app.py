@@ -16,6 +16,7 @@ from lisan.auth.endpoints import router as auth_router
 from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
+from lisan.core.database_trouble import DatabaseTrouble
 from lisan.core.edge import BodyTimeouts, RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
@@ -103,11 +104,12 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         # No OpenTelemetry here (logs are our own); FastAPI would probe for it on every request.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    install_error_handlers(app)
+    # Every route, flat (a 405 names the methods of every route on its path).
+    served_routes = [route for router in ROUTERS for route in router.routes]
+    app.state.served_routes = served_routes
+    install_error_handlers(app, served_routes=served_routes, database_trouble=DatabaseTrouble())
     for router in ROUTERS:
         app.include_router(router)
-    # Every route, flat (a 405 names the methods of every route on its path).
-    app.state.served_routes = [route for router in ROUTERS for route in router.routes]
     return app
 
 

@@ -27,7 +27,7 @@ from lisan.auth import service as auth
 from lisan.commands import retention as commands
 from lisan.core import metrics
 from lisan.core.database import unit_of_work
-from lisan.core.http import DATABASE_UNAVAILABLE, DatabaseTrouble
+from lisan.core.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
 from lisan.deletion.alerts import Alerts
 from lisan.deletion.jobs import Jobs, step_bound_s
