@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from typing import Annotated, Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any
 
 import orjson
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
-from lisan.core.database import unit_of_work
 from lisan.core.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.errors import (
     InternalError,
@@ -24,9 +22,7 @@ from lisan.core.errors import (
     error_body,
     error_for_status,
 )
-from lisan.core.resources import Resources
 from lisan.core.schemas import ResponseModel, describe_validation_error
-from lisan.core.settings import Settings
 
 log = logging.getLogger("lisan.error")
 
@@ -151,39 +147,3 @@ def install_error_handlers(
     app.add_exception_handler(LisanError, _lisan_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
     app.add_exception_handler(StarletteHTTPException, _http_error(served_routes))
-
-
-async def get_resources(request: Request) -> Resources:
-    # async on purpose: FastAPI runs a sync dependency in a worker thread.
-    resources: Resources = request.app.state.resources
-    return resources
-
-
-async def get_settings_dep(request: Request) -> Settings:
-    settings: Settings = request.app.state.resources.settings
-    return settings
-
-
-async def get_db_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """The request's unit of work: services add to it; it is committed here, once, at the end."""
-    async with unit_of_work(request.app.state.resources.sessions) as session:
-        yield session
-
-
-async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """A unit of work for a route that only reads: on SQLite it never takes the write lock."""
-    async with unit_of_work(request.app.state.resources.read_sessions) as session:
-        yield session
-
-
-async def request_id(request: Request) -> str:
-    rid: str = request.state.request_id
-    return rid
-
-
-AppResources = Annotated[Resources, Depends(get_resources)]
-AppSettings = Annotated[Settings, Depends(get_settings_dep)]
-# scope="function": commit before the response is sent, so a failed commit is an error response.
-DbSession = Annotated[AsyncSession, Depends(get_db_session, scope="function")]
-ReadSession = Annotated[AsyncSession, Depends(get_read_session, scope="function")]
-RequestId = Annotated[str, Depends(request_id)]
