@@ -20,7 +20,7 @@ async def post_command(
     user: CommandingUser,
     key: IdempotencyKey,
     body: JsonBody[CommandRequest],
-    raw: RawBody,  # the same bytes the body was parsed from: a replay must send the same
+    raw: RawBody,  # hashed: a retry under the same key must send the same bytes
     services: AppServices,
 ) -> Response:
     pcm = decode_pcm(body.audio_base64, body.duration_ms)
