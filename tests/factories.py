@@ -49,7 +49,7 @@ async def register(
 
 async def admin_token(app: LisanApp, *permissions: Permission, name: str | None = None) -> str:
     """A live admin credential, created as `lisan admin create-token` creates one."""
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         return await admin_service.create_credential(
             session, name or f"admin-{secrets.token_hex(4)}", list(permissions)
         )

@@ -14,7 +14,7 @@ from lisan.app import LisanApp
 @contextmanager
 def count_statements(app: LisanApp) -> Iterator[list[str]]:
     """Every statement the app's engines run inside the block, appended as it runs."""
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     # On PostgreSQL the read engine is the write engine with options: its events are shared.
     engines = [resources.write_engine.sync_engine]
     if resources.engine.sync_engine.pool is not resources.write_engine.sync_engine.pool:

@@ -8,14 +8,13 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
-
 from lisan import CONTRACT_VERSION
 from lisan.admin.endpoints import router as admin_router
 from lisan.auth.endpoints import router as auth_router
 from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
+from lisan.core.database_trouble import DatabaseTrouble
 from lisan.core.edge import BodyTimeouts, RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
@@ -23,6 +22,7 @@ from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
 from lisan.deletion.endpoints import router as deletion_router
+from lisan.deps import ServedApp, Services
 from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
@@ -57,19 +57,29 @@ MIGRATION_RETRY_S = (1.0, 30.0)  # first and longest pause between tries
 GC_YOUNG_THRESHOLD = 10_000  # Python's default is 700
 
 
-def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) -> FastAPI:
+def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) -> ServedApp:
+    # Every route, flat (a 405 names the methods of every route on its path).
+    served_routes = [route for router in ROUTERS for route in router.routes]
+    database_trouble = DatabaseTrouble()
+
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(app: ServedApp) -> AsyncIterator[None]:
         resources = Resources.open(settings)
-        app.state.resources = resources
-        app.state.readiness = ReadinessProbe(resources)
+        readiness = ReadinessProbe(resources)
         telemetry = TelemetryWriter(resources.sessions)
         telemetry.start()
-        app.state.telemetry = telemetry
         http = provider_client()  # one per process, shared by every provider call
         breaker = ProviderBreaker(settings.redis_url, circuit=circuit_name(settings))
         await breaker.start()
-        app.state.provider = create_provider(settings, http, breaker)
+        provider = create_provider(settings, http, breaker)
+        app.services = Services(
+            resources=resources,
+            provider=provider,
+            telemetry=telemetry,
+            readiness=readiness,
+            database_trouble=database_trouble,
+            served_routes=served_routes,
+        )
         if migrate_in_background:
             resources.schema_ready = False
             task = asyncio.create_task(_migrate_until_done(resources))
@@ -85,14 +95,14 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         try:
             yield
         finally:
-            await app.state.provider.aclose()
+            await provider.aclose()
             await breaker.aclose()
             await http.aclose()
             # Flushes what is buffered (within its bound) before the engine goes.
             await telemetry.close(settings.telemetry_flush_timeout_s)
             await resources.close()
 
-    app = FastAPI(
+    app = ServedApp(
         title="Lisan",
         version=CONTRACT_VERSION,
         docs_url=None,
@@ -103,20 +113,23 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         # No OpenTelemetry here (logs are our own); FastAPI would probe for it on every request.
         telemetry={"tracing": False, "metrics": False, "logs": False},
     )
-    install_error_handlers(app)
+    install_error_handlers(app, served_routes=served_routes, database_trouble=database_trouble)
     for router in ROUTERS:
         app.include_router(router)
-    # Every route, flat (a 405 names the methods of every route on its path).
-    app.state.served_routes = [route for router in ROUTERS for route in router.routes]
     return app
 
 
 class LisanApp(RequestEdge):
     """The application as served: the FastAPI app wrapped by the request edge."""
 
-    def __init__(self, fastapi_app: FastAPI, body_timeouts: BodyTimeouts | None = None) -> None:
+    def __init__(self, fastapi_app: ServedApp, body_timeouts: BodyTimeouts | None = None) -> None:
         super().__init__(fastapi_app, body_timeouts=body_timeouts)
         self.fastapi = fastapi_app
+
+    @property
+    def services(self) -> Services:
+        """The app's services, once it has started."""
+        return self.fastapi.services
 
 
 def create_app(

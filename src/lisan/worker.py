@@ -26,7 +26,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from lisan.auth import tasks as auth
 from lisan.commands import tasks as commands
 from lisan.core import metrics
-from lisan.core.http import DATABASE_UNAVAILABLE, DatabaseTrouble
+from lisan.core.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch, Purge
 from lisan.deletion.alerts import Alerts

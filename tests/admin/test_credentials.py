@@ -81,7 +81,7 @@ async def test_a_revoked_admin_token_is_401_invalid_token(
 ) -> None:
     token = await admin_token(app, Permission.USERS_READ, name="leaving")
     before = await client.get(user_path(device.user_id), headers=bearer(token))
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         assert await admin_service.revoke_credential(session, "leaving")
     after = await client.get(user_path(device.user_id), headers=bearer(token))
     assert_matches_contract(before)
@@ -154,7 +154,7 @@ async def test_a_reissued_name_is_a_new_credential_and_the_old_keeps_its_history
     and so the audit rows that name it)."""
     old = await admin_token(app, Permission.USERS_READ, name="ops")
     old_call = await client.get(user_path(device.user_id), headers=bearer(old))
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         assert await admin_service.revoke_credential(session, "ops")
     new = await admin_token(app, Permission.USERS_READ, name="ops")
     new_call = await client.get(user_path(device.user_id), headers=bearer(new))

@@ -202,7 +202,7 @@ async def test_a_refresh_racing_a_re_registration_leaves_one_live_session(
 
 async def test_logout_that_lost_a_race_to_a_refresh_is_401(app: LisanApp) -> None:
     """Logout answers 204 only if it revoked the session; one replaced meanwhile is a 401."""
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     async with client_for(app) as client:
         device = await register(client)
         principal = await service.authenticate(

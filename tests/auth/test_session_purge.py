@@ -23,7 +23,7 @@ from tests.factories import Device, register
 
 async def a_session(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:
     session_id = uuid.uuid4()
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         session.add(
             DeviceSession(
                 id=session_id,
@@ -40,7 +40,7 @@ async def a_session(app: LisanApp, device: Device, expires_at: datetime) -> uuid
 async def test_a_session_extended_before_the_purges_delete_is_kept(
     client: httpx.AsyncClient, app: LisanApp
 ) -> None:
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     settings: Settings = resources.settings
     device = await register(client)
     past_grace = utcnow() - timedelta(seconds=settings.refresh_grace_s, days=1)

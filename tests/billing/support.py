@@ -27,7 +27,7 @@ async def subscribe(
     quota: int | None = None,
 ) -> None:
     """A subscription row, as `lisan billing set` records it."""
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         await service.record_subscription(
             session, user_id, SubscriptionStatus(status), renews_at, quota
         )
@@ -36,7 +36,7 @@ async def subscribe(
 async def bill(app: LisanApp, user_id: uuid.UUID, command_id: uuid.UUID | None = None) -> uuid.UUID:
     """One billed command, as the command route bills it."""
     command_id = command_id or uuid.uuid4()
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         await service.record_billed_command(session, user_id=user_id, bill_id=command_id)
     return command_id
 

@@ -212,7 +212,7 @@ async def test_billing_a_command_twice_bills_it_once(
     command_id = await bill(app, device.user_id)
     await bill(app, device.user_id, command_id)
     await bill(app, other.user_id, command_id)  # a command id names one command only
-    async with app.fastapi.state.resources.sessions() as session, session.begin():
+    async with app.services.resources.sessions() as session, session.begin():
         await service.record_billed_command(session, user_id=device.user_id, bill_id=command_id)
         await service.record_billed_command(session, user_id=device.user_id, bill_id=command_id)
     assert await billed_rows(admin_engine, command_id) == [device.user_id]

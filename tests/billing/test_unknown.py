@@ -101,7 +101,7 @@ async def test_the_unit_of_work_goes_on_after_a_failed_read(
     """The command pipeline reads the entitlement, then writes in the same unit of work."""
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
-    sessions = app.fastapi.state.resources.sessions
+    sessions = app.services.resources.sessions
     async with subscriptions_table_gone(admin_engine), unit_of_work(sessions) as session:
         await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
         ent = await service.entitlement(session, device.user_id, BillingEnforcement.ENFORCED)
@@ -122,7 +122,7 @@ async def test_the_unit_of_work_goes_on_after_a_slow_read(
         pytest.skip("SQLite never waits inside a unit of work: it holds the write lock")
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
         async with subscriptions_locked(database_url):
             ent = await service.entitlement(session, device.user_id, BillingEnforcement.DISABLED)

@@ -64,7 +64,7 @@ def lisan_app(client: httpx.AsyncClient) -> LisanApp:
 
 
 def settings_of(client: httpx.AsyncClient) -> Settings:
-    settings: Settings = lisan_app(client).fastapi.state.resources.settings
+    settings: Settings = lisan_app(client).services.resources.settings
     return settings
 
 

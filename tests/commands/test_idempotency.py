@@ -322,7 +322,7 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     """Issue 13: the lease had no owner, so after a takeover the first holder's finish or
     release still applied (its answer replaced the new owner's, or it gave the key away)."""
     device = await register(client)
-    engine = app.fastapi.state.resources.write_engine
+    engine = app.services.resources.write_engine
     key, digest = uuid.uuid4(), idempotency.body_hash(b"command")
 
     async def claim(owner: uuid.UUID, lease_s: float) -> idempotency.Replay | idempotency.Claim:

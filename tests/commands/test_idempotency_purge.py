@@ -27,7 +27,7 @@ from tests.factories import Device, register
 
 async def a_record(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:
     key = uuid.uuid4()
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         session.add(
             IdempotencyRecord(
                 user_id=device.user_id,
@@ -51,7 +51,7 @@ async def expiry_of(engine: AsyncEngine, key: uuid.UUID) -> datetime | None:
 
 
 async def purge(app: LisanApp) -> int:
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     batch = await tasks.purge(sessions=resources.sessions, settings=resources.settings, limit=500)
     return batch.removed
 
@@ -63,7 +63,7 @@ async def test_a_key_renewed_before_the_purges_delete_is_kept(
     renewed = await a_record(app, registered, now - timedelta(hours=1))
     stale = await a_record(app, registered, now - timedelta(hours=2))
     renewed_until = now + timedelta(hours=24)
-    write_engine = app.fastapi.state.resources.write_engine
+    write_engine = app.services.resources.write_engine
 
     def renew(connection: Connection) -> None:  # as a retry reclaiming the key would
         connection.execute(
@@ -75,7 +75,7 @@ async def test_a_key_renewed_before_the_purges_delete_is_kept(
     with before_delete_from(write_engine, IdempotencyRecord.__tablename__, renew):
         deleted = await purge(app)
 
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     assert await expiry_of(engine, renewed) == renewed_until  # kept: not expired at the DELETE
     assert await expiry_of(engine, stale) is None  # the expired one went
     assert deleted == 1
@@ -106,7 +106,7 @@ async def test_a_renewal_committed_while_the_delete_waits_for_the_row_is_kept(
         await renewer.commit()
         deleted = await purging
     assert deleted == 0
-    assert await expiry_of(app.fastapi.state.resources.engine, key) == renewed_until
+    assert await expiry_of(app.services.resources.engine, key) == renewed_until
 
 
 async def _a_delete_waits_for_a_lock(observer: AsyncConnection) -> bool:

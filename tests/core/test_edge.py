@@ -30,8 +30,9 @@ from lisan.core.edge import (
 )
 from lisan.core.errors import Conflict
 from lisan.core.http import OUTAGE, OVERLOADED
-from lisan.core.schemas import StrictModel, parse_json_body
+from lisan.core.schemas import StrictModel
 from lisan.core.settings import Settings
+from lisan.deps import JsonBody
 from tests.conftest import client_for
 
 
@@ -48,8 +49,7 @@ def _test_router() -> APIRouter:
         raise RuntimeError("SELECT secret FROM users -- provider said: key sk-123")
 
     @router.post("/test/echo")
-    async def echo(request: Request) -> dict[str, object]:
-        body = parse_json_body(await request.body(), EchoBody)
+    async def echo(body: JsonBody[EchoBody]) -> dict[str, object]:
         return body.model_dump()
 
     @router.get("/test/query")

@@ -22,7 +22,7 @@ async def test_a_sqlite_credential_lookup_runs_on_the_loop_not_through_aiosqlite
     if database_kind != "sqlite":
         pytest.skip("PostgreSQL's look-ups run on its pool's autocommit connections")
     device = await register(client)
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     inline: list[str] = []
     pooled: list[str] = []
 
@@ -54,7 +54,8 @@ async def test_a_sqlite_lookup_waits_for_a_lock_briefly_and_only_reads(
 ) -> None:
     if database_kind != "sqlite":
         pytest.skip("the inline look-up connection is SQLite's")
-    inline = app.fastapi.state.resources.lookups.inline
+    inline = app.services.resources.lookups.inline
+    assert inline is not None
     with inline.connect() as connection:
         busy_ms = connection.exec_driver_sql("PRAGMA busy_timeout").scalar()
         query_only = connection.exec_driver_sql("PRAGMA query_only").scalar()

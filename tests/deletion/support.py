@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def worker_for(app: LisanApp, **kwargs: Any) -> Worker:
     """A worker on the app's engines, as `serve` runs it: polls read on the read sessions."""
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     return Worker(
         resources.settings, resources.sessions, read_sessions=resources.read_sessions, **kwargs
     )
@@ -49,7 +49,7 @@ async def job_row(engine: AsyncEngine, task_id: uuid.UUID) -> DeletionJob:
 
 async def set_job(app: LisanApp, task_id: uuid.UUID, **values: object) -> None:
     """Write a job's columns behind the worker's back (a clock moved on, a state set up)."""
-    async with app.fastapi.state.resources.write_engine.begin() as connection:
+    async with app.services.resources.write_engine.begin() as connection:
         await connection.execute(
             update(DeletionJob).where(DeletionJob.id == task_id).values(**values)
         )

@@ -54,7 +54,7 @@ async def a_user_with_data(client: httpx.AsyncClient, settings: Settings) -> Dev
 
 
 async def test_the_whole_deletion(client: httpx.AsyncClient, app: LisanApp) -> None:
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     device = await a_user_with_data(client, settings)
     assert audio_folder(settings.storage_dir, str(device.user_id)).is_dir()
 
@@ -78,7 +78,7 @@ async def test_the_whole_deletion(client: httpx.AsyncClient, app: LisanApp) -> N
     done = (await client.get(jobs_url(task_id))).json()
     assert done["status"] == "completed"
     assert done["completed_at"] is not None
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     assert await rows_naming(engine, device.user_id) == {}  # no row anywhere names the user
     assert files_naming(settings.storage_dir, device.user_id) == []
     assert await worker_for(app).run_due() == 0  # nothing left to do
@@ -123,7 +123,7 @@ async def test_a_storage_failure_is_retried_and_then_succeeds(
 ) -> None:
     """The storage step fails twice (a real OSError from the file system call's place), then
     works: `retrying` in between, `completed` on the third attempt."""
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     device = await a_user_with_data(client, settings)
     task_id = uuid.UUID((await client.delete(DELETE, headers=device.headers)).json()["task_id"])
     calls: list[str] = []
@@ -135,7 +135,7 @@ async def test_a_storage_failure_is_retried_and_then_succeeds(
         remove_audio(storage_dir, user_id)
 
     worker = worker_for(app, remove_objects=flaky)
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     seen = []
     for _ in range(3):
         await make_due(app, task_id)
@@ -172,7 +172,7 @@ async def test_a_job_that_never_succeeds_fails_and_alerts_an_operator(
                     await make_due(app, task_id)
                     assert await worker.run_one()
                 record = (await client.get(jobs_url(task_id))).json()
-                engine = app.fastapi.state.resources.engine
+                engine = app.services.resources.engine
                 assert await worker.run_due() == 0  # a failed job is not tried again; the alert
                 assert await worker.send_alerts() == 0  # is sent once
             remaining = await rows_naming(engine, device.user_id)
@@ -221,7 +221,7 @@ async def test_admin_audit_rows_outlive_the_user(client: httpx.AsyncClient, app:
     task_id = uuid.UUID((await client.delete(DELETE, headers=device.headers)).json()["task_id"])
     assert await worker_for(app).run_due() == 1
 
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     async with engine.connect() as connection:
         audited = await connection.execute(
             select(func.count()).where(AuditEvent.target == str(device.user_id))

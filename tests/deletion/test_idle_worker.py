@@ -29,7 +29,7 @@ async def jobs_none_due(app: LisanApp) -> None:
     """One job in each state that is not due now."""
     now = utcnow()
     later = now + timedelta(hours=1)
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         for status, lease_until, alert_pending in (
             (JobStatus.RETRYING, None, False),  # its backoff runs until `later`
             (JobStatus.RUNNING, later, False),  # its worker holds it
@@ -55,7 +55,7 @@ async def jobs_none_due(app: LisanApp) -> None:
 async def test_idle_polls_send_no_statement_that_locks(app: LisanApp) -> None:
     await jobs_none_due(app)
     worker = worker_for(app)
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     with (
         statements_sent(resources.write_engine) as on_writes,
         statements_sent(resources.engine) as on_reads,

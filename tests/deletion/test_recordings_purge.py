@@ -36,7 +36,7 @@ async def decide(client: httpx.AsyncClient, device: Device, *answers: bool) -> N
 async def test_the_purge_reaches_the_folders_listed_after_more_consenting_users_than_a_batch(
     client: httpx.AsyncClient, app: LisanApp
 ) -> None:
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     devices = {}
     for _ in range(6):
         device = await register(client)
@@ -49,7 +49,7 @@ async def test_the_purge_reaches_the_folders_listed_after_more_consenting_users_
     for name in consenting:
         await decide(client, devices[name], True)
     await decide(client, devices[withdrawn], True, False)
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         await users.remove_account(session, uuid.UUID(gone))  # a folder whose owner is gone
     (settings.storage_dir / "audio" / "not-a-user-id").mkdir()  # not this service's: left
 
@@ -69,7 +69,7 @@ async def test_a_new_walk_finds_a_consent_withdrawn_after_the_last_one(
     client: httpx.AsyncClient, app: LisanApp
 ) -> None:
     """The walk starts over once it reached the end: a folder it kept is looked at again."""
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     device = await register(client)
     await decide(client, device, True)
     store_audio(settings.storage_dir, str(device.user_id), str(uuid.uuid4()), b"\0\0" * 1600)

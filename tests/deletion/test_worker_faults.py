@@ -18,7 +18,7 @@ from lisan.worker import Worker
 async def _cycles_failing_with(
     app: LisanApp, failure: Exception, caplog: pytest.LogCaptureFixture, cycles: int = 5
 ) -> list[logging.LogRecord]:
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     worker = Worker(resources.settings, resources.sessions)
     failed = 0
     done = asyncio.Event()

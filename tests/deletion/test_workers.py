@@ -48,7 +48,7 @@ from tests.factories import register
 async def queue_jobs(app: LisanApp, count: int) -> list[uuid.UUID]:
     """`count` accounts, each with its deletion requested (as the route does)."""
     user_ids = []
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         for _ in range(count):
             user = await users.create_account(session, f"inst-{uuid.uuid4().hex}", Locale.EN_US)
             await service.request_deletion(session, user.id)
@@ -57,7 +57,7 @@ async def queue_jobs(app: LisanApp, count: int) -> list[uuid.UUID]:
 
 
 async def test_two_workers_racing_over_100_jobs_do_each_exactly_once(app: LisanApp) -> None:
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     user_ids = await queue_jobs(app, 100)
     removed: Counter[str] = Counter()
     lock = threading.Lock()
@@ -79,7 +79,7 @@ async def test_two_workers_racing_over_100_jobs_do_each_exactly_once(app: LisanA
     assert sum(done) == 100
     assert all(count > 0 for count in done), done  # both took part
     assert removed == Counter({str(user_id): 1 for user_id in user_ids})
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     assert await _count(engine, DeletionJob.status == JobStatus.COMPLETED) == 100
     for user_id in user_ids[:5]:
         assert await rows_naming(engine, user_id) == {}
@@ -88,13 +88,13 @@ async def test_two_workers_racing_over_100_jobs_do_each_exactly_once(app: LisanA
 async def test_a_worker_killed_mid_job_leaves_it_to_another(
     client: httpx.AsyncClient, app: LisanApp, tmp_path: Path
 ) -> None:
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     device = await register(client)
     store_audio(settings.storage_dir, str(device.user_id), str(uuid.uuid4()), b"\0\0" * 1600)
     task_id = uuid.UUID(
         (await client.delete("/v1/consent/user-data", headers=device.headers)).json()["task_id"]
     )
-    engine = app.fastapi.state.resources.engine
+    engine = app.services.resources.engine
     await kill_mid_job(settings, tmp_path / "inside")
     assert (await job_row(engine, task_id)).status == JobStatus.RUNNING
 
@@ -111,7 +111,7 @@ async def test_a_worker_killed_mid_job_leaves_it_to_another(
 async def test_the_purges_remove_only_what_is_past_its_cut_off(
     client: httpx.AsyncClient, app: LisanApp
 ) -> None:
-    resources = app.fastapi.state.resources
+    resources = app.services.resources
     settings: Settings = resources.settings
     device = await register(client)
     now = utcnow()
@@ -176,7 +176,7 @@ async def test_lisan_worker_runs_jobs_until_it_is_stopped(
     client: httpx.AsyncClient, app: LisanApp
 ) -> None:
     """`lisan worker`, a real process: it carries out a queued job, and SIGTERM stops it."""
-    settings: Settings = app.fastapi.state.resources.settings
+    settings: Settings = app.services.resources.settings
     device = await register(client)
     task_id = (await client.delete("/v1/consent/user-data", headers=device.headers)).json()[
         "task_id"

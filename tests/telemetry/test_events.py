@@ -29,7 +29,7 @@ EVENT: dict[str, Any] = {
 
 async def flushed(app: LisanApp, timeout_s: float = 10) -> TelemetryWriter:
     """Wait until the writer has dealt with everything it accepted."""
-    writer: TelemetryWriter = app.fastapi.state.telemetry
+    writer: TelemetryWriter = app.services.telemetry
     stats = writer.stats
     async with asyncio.timeout(timeout_s):
         # Polling the writer's counters from outside, as a test must.
@@ -101,7 +101,7 @@ async def test_invalid_events_are_400_and_never_buffered(
     response = await post(client, device, {**EVENT, **change})
     assert response.status_code == 400, change
     assert list(response.json()) == ["error"]
-    assert app.fastapi.state.telemetry.stats.accepted == 0
+    assert app.services.telemetry.stats.accepted == 0
 
 
 @pytest.mark.parametrize("missing", ["outcome", "duration_ms", "stage_timings"])

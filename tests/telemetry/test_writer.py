@@ -34,7 +34,7 @@ async def _count(engine: AsyncEngine) -> int:
 
 
 async def test_a_full_buffer_drops_the_oldest_and_counts_them(app: Any) -> None:
-    writer = TelemetryWriter(app.fastapi.state.resources.sessions, capacity=3)
+    writer = TelemetryWriter(app.services.resources.sessions, capacity=3)
     user = uuid.uuid4()
     events = [
         TelemetryEvent(outcome=CommandOutcome.DONE, duration_ms=i, stage_timings={})
@@ -97,7 +97,7 @@ async def test_10000_events_while_the_database_is_locked_stay_fast_and_all_land(
             lock_started = time.perf_counter()
             await asyncio.gather(*(send(total // concurrency) for _ in range(concurrency)))
             pushed_in = time.perf_counter() - lock_started
-            writer: TelemetryWriter = app.fastapi.state.telemetry
+            writer: TelemetryWriter = app.services.telemetry
             assert writer.pending > 0, "the writer was held back by the lock"
         # Lock released; the graceful shutdown at the end of this block flushes the rest.
     assert len(latencies) == total
@@ -133,7 +133,7 @@ async def test_shutdown_flushes_what_is_buffered(
 
 @pytest.mark.parametrize("events", [1, 1_234])
 async def test_batches_land_whole(app: Any, admin_engine: AsyncEngine, events: int) -> None:
-    writer = TelemetryWriter(app.fastapi.state.resources.sessions)
+    writer = TelemetryWriter(app.services.resources.sessions)
     user_ids = []
     async with client_for(app) as client:
         for _ in range(2):
@@ -154,7 +154,7 @@ async def test_the_writer_survives_an_outage_in_the_middle_of_its_one_by_one_pas
     from sqlalchemy.exc import IntegrityError, OperationalError
 
     device = await register(client)
-    writer = TelemetryWriter(app.fastapi.state.resources.sessions)
+    writer = TelemetryWriter(app.services.resources.sessions)
     real_write = writer._write
     faults = [
         IntegrityError("insert", {}, Exception("refused")),

@@ -14,7 +14,7 @@ from tests.vocabulary.support import created, patch
 
 
 async def bias_list(app: LisanApp, user_id: uuid.UUID) -> list[str]:
-    async with unit_of_work(app.fastapi.state.resources.sessions) as session:
+    async with unit_of_work(app.services.resources.sessions) as session:
         return await terms_for(session, user_id)
 
 

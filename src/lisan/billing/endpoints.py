@@ -2,9 +2,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from lisan.auth.dependencies import CurrentUser
 from lisan.billing import service
-from lisan.core.http import AppSettings, JsonResponse, ReadSession, json_response
+from lisan.core.http import JsonResponse, json_response
+from lisan.deps import AppSettings, CurrentUser, ReadSession
 
 router = APIRouter(tags=["billing"])
 

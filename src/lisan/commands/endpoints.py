@@ -1,38 +1,28 @@
 from __future__ import annotations
 
 import uuid
-from typing import Annotated
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from starlette.responses import Response
 
-from lisan.auth.dependencies import CommandingUser
-from lisan.commands import idempotency, service
+from lisan.commands import service
 from lisan.commands.audio import decode_pcm
 from lisan.commands.schemas import CommandRequest
 from lisan.commands.state import Command
-from lisan.core.http import AppResources
-from lisan.core.schemas import parse_json_body
-from lisan.providers.base import VoiceProvider
+from lisan.deps import AppServices, CommandingUser, IdempotencyKey, JsonBody, RawBody
 
 router = APIRouter(tags=["commands"])
 
 
-async def voice_provider(request: Request) -> VoiceProvider:
-    provider: VoiceProvider = request.app.state.provider
-    return provider
-
-
-Provider = Annotated[VoiceProvider, Depends(voice_provider)]
-
-
 @router.post("/v1/commands")
 async def post_command(
-    request: Request, user: CommandingUser, resources: AppResources, provider: Provider
+    request: Request,
+    user: CommandingUser,
+    key: IdempotencyKey,
+    body: JsonBody[CommandRequest],
+    raw: RawBody,  # hashed: a retry under the same key must send the same bytes
+    services: AppServices,
 ) -> Response:
-    key = idempotency.parse_key(request.headers.get("x-idempotency-key"))
-    raw = await request.body()
-    body = parse_json_body(raw, CommandRequest)  # model_validate_json: no stdlib json pass
     pcm = decode_pcm(body.audio_base64, body.duration_ms)
     command = Command(
         command_id=uuid.UUID(request.state.request_id),
@@ -41,7 +31,7 @@ async def post_command(
         request=body,
         pcm=pcm,
     )
-    answer = await service.execute(resources, provider, key, raw, command)
+    answer = await service.execute(services.resources, services.provider, key, raw, command)
     if answer.command_id is not None:  # a fresh id when the client reused its request id
         request.state.request_id = str(answer.command_id)  # the edge's X-Request-ID says it
     headers = {"Idempotent-Replayed": "true"} if answer.replayed else None

@@ -2,17 +2,16 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query
 
-from lisan.auth.dependencies import CurrentUser
 from lisan.consent import service
 from lisan.consent.schemas import (
     CONSENT_SCOPE_MAX,
     CONSENT_SCOPE_PATTERN,
     ConsentGrantRequest,
 )
-from lisan.core.http import DbSession, JsonResponse, ReadSession, json_response
-from lisan.core.schemas import parse_json_body
+from lisan.core.http import JsonResponse, json_response
+from lisan.deps import CurrentUser, DbSession, JsonBody, ReadSession
 
 router = APIRouter(tags=["consent"])
 
@@ -22,8 +21,9 @@ ScopeQuery = Annotated[
 
 
 @router.post("/v1/consent/grants")
-async def record_consent(request: Request, user: CurrentUser, session: DbSession) -> JsonResponse:
-    body = parse_json_body(await request.body(), ConsentGrantRequest)
+async def record_consent(
+    user: CurrentUser, body: JsonBody[ConsentGrantRequest], session: DbSession
+) -> JsonResponse:
     recorded = await service.record(session, user.user_id, body)
     return json_response(recorded)
 

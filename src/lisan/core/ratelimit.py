@@ -32,21 +32,6 @@ def client_ip(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-async def hit_per_client_ip(request: Request, limit: str, bucket: str) -> None:
-    """The one per-client-IP limit of the routes that have no user yet."""
-    limiter: RateLimiter = request.app.state.resources.rate_limiter
-    await limiter.hit(limit, bucket, client_ip(request))
-
-
-async def shield_credential_lookup(request: Request) -> None:
-    """In front of every credential look-up (a forged but well-formed token costs a query):
-    LISAN_RATE_LIMIT_IP per client IP, counted in this process."""
-    resources = request.app.state.resources
-    await resources.rate_limiter.hit_in_process(
-        resources.settings.rate_limit_ip, "credential-ip", client_ip(request)
-    )
-
-
 @cache
 def parse_limit(text: str) -> RateLimitItem:
     return parse(text)

@@ -2,20 +2,11 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Request
+from fastapi import APIRouter, Depends, Path
 
-from lisan.auth.dependencies import deleting_user
-from lisan.auth.service import Principal
-from lisan.core.http import (
-    NO_STORE,
-    AppResources,
-    DbSession,
-    JsonResponse,
-    ReadSession,
-    json_response,
-)
-from lisan.core.ratelimit import hit_per_client_ip
+from lisan.core.http import NO_STORE, JsonResponse, json_response
 from lisan.deletion import service
+from lisan.deps import DbSession, DeletingUser, ReadSession, limit_job_lookups
 
 router = APIRouter(tags=["consent"])
 
@@ -23,17 +14,12 @@ TaskIdPath = Annotated[str, Path(alias="taskId")]
 
 
 @router.delete("/v1/consent/user-data", status_code=202)
-async def delete_user_data(
-    user: Annotated[Principal, Depends(deleting_user)], session: DbSession
-) -> JsonResponse:
+async def delete_user_data(user: DeletingUser, session: DbSession) -> JsonResponse:
     queued = await service.request_deletion(session, user.user_id)
     return json_response(queued, status_code=202)
 
 
-@router.get("/v1/consent/user-data/jobs/{taskId}")
-async def deletion_job(
-    task_id: TaskIdPath, request: Request, resources: AppResources, session: ReadSession
-) -> JsonResponse:
-    await hit_per_client_ip(request, resources.settings.rate_limit_job_lookup, "job_lookup")
+@router.get("/v1/consent/user-data/jobs/{taskId}", dependencies=[Depends(limit_job_lookups)])
+async def deletion_job(task_id: TaskIdPath, session: ReadSession) -> JsonResponse:
     record = await service.job_record(session, task_id)
     return json_response(record, headers=NO_STORE)

@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
-from lisan.auth.dependencies import CurrentUser
-from lisan.core.http import DbSession, JsonResponse, ReadSession, json_response
-from lisan.core.schemas import parse_json_body
+from lisan.core.http import JsonResponse, json_response
+from lisan.deps import CurrentUser, DbSession, JsonBody, ReadSession
 from lisan.grants import service
 from lisan.grants.schemas import AppGrantRequest
 
@@ -12,8 +11,9 @@ router = APIRouter(tags=["app-grants"])
 
 
 @router.post("/v1/app-grants")
-async def record_app_grant(request: Request, user: CurrentUser, session: DbSession) -> JsonResponse:
-    body = parse_json_body(await request.body(), AppGrantRequest)
+async def record_app_grant(
+    user: CurrentUser, body: JsonBody[AppGrantRequest], session: DbSession
+) -> JsonResponse:
     recorded = await service.record(session, user.user_id, body)
     return json_response(recorded)
 

@@ -1,8 +1,9 @@
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 
 from lisan.core.http import JsonResponse, json_response
+from lisan.deps import Readiness
 from lisan.probes import service
 
 router = APIRouter(tags=["probes"])
@@ -14,7 +15,6 @@ async def get_health() -> JsonResponse:
 
 
 @router.get("/ready")
-async def get_ready(request: Request) -> JsonResponse:
-    probe: service.ReadinessProbe = request.app.state.readiness
+async def get_ready(probe: Readiness) -> JsonResponse:
     readiness = await probe.check()
     return json_response(readiness, status_code=200 if readiness.status == "ready" else 503)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from lisan.auth.dependencies import CurrentUser
 from lisan.core.http import JsonResponse, json_response
+from lisan.deps import CurrentUser
 from lisan.users.service import current_user_view
 
 router = APIRouter(tags=["users"])
