@@ -6,7 +6,7 @@
 
 The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
 telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
-on a fresh one: the fake provider (tests/fakes/openai_server.py) and `lisan serve` (--workers,
+on a fresh one: the fake provider (lisan/testing/openai_server.py) and `lisan serve` (--workers,
 default 1; default INFO logging sent to /dev/null) run as separate processes; one device is
 registered and granted Telegram; wrk (bench/commands.lua) posts the same body with a new
 X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
@@ -68,9 +68,9 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.audio import b64, padded, spoken
 
 from bench.common import ROOT, free_port, fresh_postgres_database, process, wrk_field, wrk_millis
+from lisan.testing.speech import b64, padded, spoken
 
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
 POSTGRES_DATABASE = "lisan_bench_commands"
@@ -515,7 +515,13 @@ def run(kind: str, options: Options) -> list[Round]:
 def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
     database_url = prepare_database(kind, workdir)
     provider_port, service_port = free_port(), free_port()
-    provider_cmd = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(provider_port)]
+    provider_cmd = [
+        sys.executable,
+        "-m",
+        "lisan.testing.openai_server",
+        "--port",
+        str(provider_port),
+    ]
     provider_cmd += ["--delay", str(options.delay_s)]
     service_cmd = [sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
     service_cmd += ["--workers", str(options.workers)]

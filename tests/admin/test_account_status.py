@@ -8,9 +8,10 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.admin.support import account, audit_of, audit_rows, mark_deleted, user_path
-from tests.contract import assert_matches_contract
-from tests.factories import Device, bearer
+from tests.fixtures.accounts import account, mark_deleted
+from tests.fixtures.admin import audit_of, audit_rows, bearer, user_path
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device
 
 
 async def test_suspending_an_active_account_suspends_it_audited_ok(

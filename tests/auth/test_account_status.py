@@ -10,17 +10,10 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
-from tests.auth.support import (
-    USER_ROUTES,
-    assert_retry_after,
-    call,
-    reinstate,
-    session_rows,
-    set_account_status,
-    suspend,
-    user_row,
-)
-from tests.factories import register
+from tests.fixtures.accounts import reinstate, set_account_status, suspend, user_row
+from tests.fixtures.answers import assert_retry_after
+from tests.fixtures.devices import register
+from tests.fixtures.sessions import USER_ROUTES, call, session_rows
 
 
 async def test_active_to_suspended_keeps_sessions_and_user_routes_answer_403(

@@ -10,21 +10,14 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
-from tests.auth.support import set_account_status, suspend
-from tests.commands.route_support import (
-    NO_COMMAND_ROWS,
-    app_with,
-    assert_error,
-    command,
-    command_rows,
-    lisan_app,
-    post,
-    raw_body,
-    retry_after,
-)
-from tests.commands.support import command_body, ready_device
-from tests.contract import assert_matches_contract
-from tests.fakes.openai_server import FakeOpenAI
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.accounts import set_account_status, suspend
+from tests.fixtures.answers import assert_error, assert_retry_after
+from tests.fixtures.app import lisan_app
+from tests.fixtures.commands import app_with, command, command_body, post, raw_body
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import ready_device
+from tests.fixtures.rows import NO_COMMAND_ROWS, command_rows
 
 
 @pytest.mark.parametrize(
@@ -83,7 +76,7 @@ async def test_an_account_being_deleted_is_409_with_retry_after(
         await set_account_status(admin_engine, device.user_id, "deleted")
         response = await command(client, device, command_body())
     assert_error(response, 409)
-    retry_after(response)
+    assert_retry_after(response)
     assert fake_openai.calls == 0
     assert await command_rows(admin_engine) == NO_COMMAND_ROWS
 
@@ -103,7 +96,7 @@ async def test_commands_are_limited_per_user_with_retry_after(
         me = await client.get("/v1/users/me", headers=device.headers)
     assert [r.status_code for r in allowed] == [200, 200]
     assert_error(limited, 429)
-    assert 1 <= retry_after(limited) <= 60
+    assert 1 <= assert_retry_after(limited) <= 60
     assert calls_before_other == 2  # the limited command never reached the provider
     assert others.status_code == 200, "another user has a limit of their own"
     assert_matches_contract(me)

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lisan.core.settings import Settings
-from tests.commands.route_support import plan, step
-from tests.commands.support import TELEGRAM
-from tests.commands.test_hostile_plans import Json, run_cases
-from tests.fakes.openai_server import FakeOpenAI
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import Json, plan, step
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import run_cases
 
 CONFIRM = ("CONFIRMATION_REQUIRED", None)
 ACCEPTED = ("ACCEPTED", None)

@@ -12,16 +12,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
-from tests.auth.support import (
-    assert_retry_after,
-    assert_unauthenticated,
-    set_account_status,
-    suspend,
-)
-from tests.conftest import client_for
-from tests.consent.support import CURRENT, GRANTS, consent_rows, current, recorded
-from tests.contract import assert_matches_contract
-from tests.factories import register
+from tests.fixtures.accounts import set_account_status, suspend
+from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.consent import CURRENT, GRANTS, consent_rows, current, recorded
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
 
 BODY = {"scope": "audio_retention", "granted": True}
 

@@ -32,7 +32,7 @@ from lisan.core.errors import Conflict
 from lisan.core.http import OUTAGE, OVERLOADED
 from lisan.core.schemas import StrictModel, parse_json_body
 from lisan.core.settings import Settings
-from tests.conftest import client_for
+from tests.fixtures.app import client_for
 
 
 class EchoBody(StrictModel):

@@ -13,16 +13,12 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
-from tests.auth.support import (
-    assert_retry_after,
-    assert_unauthenticated,
-    set_account_status,
-    suspend,
-)
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import register
-from tests.vocabulary.support import VOCABULARY, created, stored_count, stored_terms, term_path
+from tests.fixtures.accounts import set_account_status, suspend
+from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
+from tests.fixtures.vocabulary import VOCABULARY, created, stored_count, stored_terms, term_path
 
 ROUTE_IDS = ["list", "create", "patch", "delete"]
 
