@@ -77,16 +77,17 @@ import httpx
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.commands import (
-    LAUNCHER,
-    TELEGRAM,
-    VIEW_TREE,
+from bench.common import (
     cpu_seconds,
+    free_port,
+    fresh_postgres_database,
     machine_cpu,
     percentile,
     postgres_cpu_seconds,
+    process,
+    wait_for,
 )
-from bench.common import free_port, fresh_postgres_database, process, wait_for
+from bench.service import LAUNCHER, TELEGRAM, VIEW_TREE
 from lisan.testing.speech import b64, padded, spoken
 
 DATABASE = "lisan_bench_fleet"

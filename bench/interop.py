@@ -53,10 +53,10 @@ from typing import Any
 import httpx
 import numpy as np
 
-from bench.commands import TELEGRAM, server_env
-from bench.commands import ready_device as commands_device
 from bench.common import ROOT, free_port, process
 from bench.offline_cases import AMHARIC
+from bench.service import TELEGRAM, server_env
+from bench.service import ready_device as commands_device
 from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
 from lisan.providers.openai import transcript_from
