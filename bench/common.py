@@ -4,6 +4,7 @@ the whole machine (from /proc)."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import os
@@ -150,3 +151,24 @@ def postgres_cpu_seconds() -> float:
             if "(postgres)" in stat.read_text():
                 ticks += _cpu_ticks(int(stat.parent.name), reaped=True)
     return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def add_decoder_settings(parser: argparse.ArgumentParser) -> None:
+    """--english-wip and --garbage-weight: the two decoder settings the accuracy benches move
+    (`Recognizer(english_wip=...)`, `grammar.build(garbage_weight=...)`), the product's by
+    default."""
+    from lisan.core.locale import Locale
+    from lisan.providers.local.grammar import GARBAGE_WEIGHT
+    from lisan.providers.local.recognizer import WORD_INSERTION_PENALTY
+
+    parser.add_argument(
+        "--english-wip",
+        type=float,
+        default=WORD_INSERTION_PENALTY[Locale.EN_US],
+        help="the English word insertion penalty to measure (default: the product's)",
+    )
+    parser.add_argument(
+        "--garbage-weight",
+        default=GARBAGE_WEIGHT,
+        help="the garbage loop's prior to measure, \"off\" for none (default: the product's)",
+    )
