@@ -6,7 +6,7 @@
 
 The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
 telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
-on a fresh one: the fake provider (tests/fakes/openai_server.py) and `lisan serve` (--workers,
+on a fresh one: the fake provider (lisan/testing/openai_server.py) and `lisan serve` (--workers,
 default 1; default INFO logging sent to /dev/null) run as separate processes; one device is
 registered and granted Telegram; wrk (bench/commands.lua) posts the same body with a new
 X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
@@ -68,18 +68,27 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from tests.audio import b64, padded, spoken
 
-from bench.common import ROOT, free_port, fresh_postgres_database, process, wrk_field, wrk_millis
+from bench.common import (
+    ROOT,
+    cpu_seconds,
+    free_port,
+    fresh_postgres_database,
+    machine_cpu,
+    percentile,
+    postgres_cpu_seconds,
+    process,
+    process_tree,
+    wrk_field,
+    wrk_millis,
+)
+from bench.service import LAUNCHER, VIEW_TREE, ready_device, server_env
 from lisan.commands.stages import Stage
+from lisan.testing.speech import b64, padded, spoken
 
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"
 POSTGRES_DATABASE = "lisan_bench_commands"
 POSTGRES_BENCH = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{POSTGRES_DATABASE}"
-INSTALL_ID = "bench-commands-install-01"
-TELEGRAM = "org.telegram.messenger"
-LAUNCHER = "com.google.android.apps.nexuslauncher"
-HUGE_LIMIT = "1000000000/minute"  # the limiters still run on every request; they never say no
 COMMAND_SECONDS = 5.0
 WARM_UP_S = 3
 RSS_POLL_S = 0.5
@@ -87,52 +96,6 @@ RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
 PROFILE_RATE_HZ = 1000  # py-spy's default 100 Hz leaves a 10 ms command with one sample
-
-# A launcher home screen with the app drawer open, as the phone reduces it: 40 lines.
-VIEW_TREE = "\n".join(
-    [
-        "[n1] FrameLayout",
-        "  [n2] LinearLayout",
-        '    [n3] TextView "12:41"',
-        '    [n4] ImageView desc="Wi-Fi signal full"',
-        '    [n5] ImageView desc="Battery 76 percent"',
-        '  [n6] EditText "Search apps" {clickable, editable}',
-        "  [n7] RecyclerView {scrollable}",
-        '    [n8] TextView "Calculator" desc="Calculator" {clickable}',
-        '    [n9] TextView "Calendar" desc="Calendar" {clickable}',
-        '    [n10] TextView "Camera" desc="Camera" {clickable}',
-        '    [n11] TextView "Chrome" desc="Chrome" {clickable}',
-        '    [n12] TextView "Clock" desc="Clock" {clickable}',
-        '    [n13] TextView "Contacts" desc="Contacts" {clickable}',
-        '    [n14] TextView "Drive" desc="Drive" {clickable}',
-        '    [n15] TextView "Files" desc="Files" {clickable}',
-        '    [n16] TextView "Gmail" desc="Gmail" {clickable}',
-        '    [n17] TextView "Google" desc="Google" {clickable}',
-        '    [n18] TextView "Maps" desc="Maps" {clickable}',
-        '    [n19] TextView "Messages" desc="Messages" {clickable}',
-        '    [n20] TextView "Phone" desc="Phone" {clickable}',
-        '    [n21] TextView "Photos" desc="Photos" {clickable}',
-        '    [n22] TextView "Play Store" desc="Play Store" {clickable}',
-        '    [n23] TextView "Settings" desc="Settings" {clickable}',
-        '    [n24] TextView "Telebirr" desc="Telebirr" {clickable}',
-        '    [n25] TextView "Telegram" desc="Telegram" {clickable}',
-        '    [n26] TextView "WhatsApp" desc="WhatsApp" {clickable}',
-        '    [n27] TextView "YouTube" desc="YouTube" {clickable}',
-        '    [n28] TextView "Weather" desc="Weather" {clickable}',
-        '    [n29] TextView "Wallet" desc="Wallet" {clickable}',
-        '    [n30] TextView "Voice Recorder" desc="Voice Recorder" {clickable}',
-        '    [n31] TextView "Translate" desc="Translate" {clickable}',
-        '    [n32] TextView "Spotify" desc="Spotify" {clickable}',
-        '    [n33] TextView "Keep Notes" desc="Keep Notes" {clickable}',
-        '    [n34] TextView "Meet" desc="Meet" {clickable}',
-        '    [n35] TextView "Fitbit" desc="Fitbit" {clickable}',
-        '    [n36] TextView "Duolingo" desc="Duolingo" {clickable}',
-        "  [n37] LinearLayout",
-        '    [n38] ImageView desc="Back" {clickable}',
-        '    [n39] ImageView desc="Home" {clickable}',
-        '    [n40] ImageView desc="Overview" {clickable}',
-    ]
-)
 
 
 @dataclass
@@ -204,58 +167,7 @@ class Round:
         ]
 
 
-def percentile(values: list[float], q: int) -> float:
-    if len(values) < 2:
-        return values[0] if values else float("nan")
-    return statistics.quantiles(values, n=100, method="inclusive")[q - 1]
-
-
 # --- processes -------------------------------------------------------------------------------
-
-
-def process_tree(pid: int) -> list[int]:
-    """`pid` and its descendants (uvicorn's worker processes under --workers)."""
-    tree, index = [pid], 0
-    while index < len(tree):
-        with contextlib.suppress(OSError):
-            for task in Path(f"/proc/{tree[index]}/task").iterdir():
-                tree += [int(child) for child in (task / "children").read_text().split()]
-        index += 1
-    return tree
-
-
-def _cpu_ticks(pid: int, *, reaped: bool = False) -> int:
-    """User + system clock ticks of `pid` so far (/proc/PID/stat fields 14 and 15), and with
-    `reaped` those of its children that have exited (16 and 17); 0 when it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return sum(int(value) for value in fields[11 : 15 if reaped else 13])
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time so far of `pid` and its descendants."""
-    return sum(_cpu_ticks(member) for member in process_tree(pid)) / os.sysconf("SC_CLK_TCK")
-
-
-def machine_cpu() -> tuple[float, float]:
-    """(busy, total) CPU seconds of the whole machine so far, over all cores (/proc/stat)."""
-    values = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    idle = values[3] + values[4]  # idle + iowait
-    ticks = os.sysconf("SC_CLK_TCK")
-    return (sum(values) - idle) / ticks, sum(values) / ticks
-
-
-def postgres_cpu_seconds() -> float:
-    """User + system CPU time so far of every PostgreSQL server process on the machine, and of
-    the backends that have exited (the postmaster's reaped children)."""
-    ticks = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        with contextlib.suppress(OSError):
-            if "(postgres)" in stat.read_text():
-                ticks += _cpu_ticks(int(stat.parent.name), reaped=True)
-    return ticks / os.sysconf("SC_CLK_TCK")
 
 
 class RssSampler:
@@ -447,23 +359,6 @@ def command_body() -> bytes:
     return json.dumps(body).encode()
 
 
-def ready_device(base: str) -> dict[str, str]:
-    """Register a device, grant Telegram, and return the device's headers."""
-    registered = httpx.post(f"{base}/v1/auth/register-device", json={"install_id": INSTALL_ID})
-    registered.raise_for_status()
-    headers = {
-        "Authorization": f"Bearer {registered.json()['session_token']}",
-        "X-Install-ID": INSTALL_ID,
-    }
-    granted = httpx.post(
-        f"{base}/v1/app-grants",
-        json={"package_name": TELEGRAM, "granted": True},
-        headers=headers,
-    )
-    granted.raise_for_status()
-    return headers
-
-
 def check_one_command(url: str, headers: dict[str, str], body: bytes) -> None:
     """The body is what the bench means it to be: a command the pipeline accepts."""
     key = {"X-Idempotency-Key": "00000000-0000-4000-8000-000000000000"}
@@ -477,21 +372,6 @@ def check_one_command(url: str, headers: dict[str, str], body: bytes) -> None:
         raise SystemExit(
             f"the bench's command was not accepted: {answer.status_code} {answer.text}"
         )
-
-
-def server_env(database_url: str, provider_port: int, workdir: Path) -> dict[str, str]:
-    return {
-        **{k: v for k, v in os.environ.items() if not k.startswith("LISAN_")},
-        "LISAN_DATABASE_URL": database_url,
-        "LISAN_PROVIDER": "openai",
-        "LISAN_OPENAI_BASE_URL": f"http://127.0.0.1:{provider_port}",
-        "LISAN_OPENAI_API_KEY": "bench",
-        "LISAN_RATE_LIMIT_COMMANDS": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_IP": HUGE_LIMIT,
-        "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
-        "LISAN_STORAGE_DIR": str(workdir / "objects"),
-    }
 
 
 @dataclass
@@ -516,7 +396,13 @@ def run(kind: str, options: Options) -> list[Round]:
 def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
     database_url = prepare_database(kind, workdir)
     provider_port, service_port = free_port(), free_port()
-    provider_cmd = [sys.executable, "-m", "tests.fakes.openai_server", "--port", str(provider_port)]
+    provider_cmd = [
+        sys.executable,
+        "-m",
+        "lisan.testing.openai_server",
+        "--port",
+        str(provider_port),
+    ]
     provider_cmd += ["--delay", str(options.delay_s)]
     service_cmd = [sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
     service_cmd += ["--workers", str(options.workers)]

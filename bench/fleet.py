@@ -5,7 +5,7 @@ measured from the phones' side and from the service's own /metrics.
         [--json FILE]
 
 What runs, all on this machine: a fresh PostgreSQL database (`lisan_bench_fleet`), Redis db 13
-(flushed at start), the fake OpenAI-compatible provider (tests/fakes/openai_server.py, every call
+(flushed at start), the fake OpenAI-compatible provider (lisan/testing/openai_server.py, every call
 answered after 0.3 s) and `lisan serve --workers 2` with LISAN_PROVIDER=openai against it, the
 Prometheus listener on a free LISAN_METRICS_PORT and every rate limit at 100000/minute (the
 limiters still run on every request; they never say no). The server's log (default INFO, JSON)
@@ -76,18 +76,19 @@ from typing import Any
 import httpx
 import redis
 from prometheus_client.parser import text_string_to_metric_families
-from tests.audio import b64, padded, spoken
 
-from bench.commands import (
-    LAUNCHER,
-    TELEGRAM,
-    VIEW_TREE,
+from bench.common import (
     cpu_seconds,
+    free_port,
+    fresh_postgres_database,
     machine_cpu,
     percentile,
     postgres_cpu_seconds,
+    process,
+    wait_for,
 )
-from bench.common import free_port, fresh_postgres_database, process, wait_for
+from bench.service import LAUNCHER, TELEGRAM, VIEW_TREE
+from lisan.testing.speech import b64, padded, spoken
 
 DATABASE = "lisan_bench_fleet"
 DATABASE_URL = f"postgresql+asyncpg://postgres@127.0.0.1:5432/{DATABASE}"
@@ -578,7 +579,7 @@ def run(options: Options) -> dict[str, Any]:
         fresh_postgres_database(DATABASE)
         redis.Redis.from_url(REDIS_URL).flushdb()
         provider_port = free_port()
-        provider_cmd = [sys.executable, "-m", "tests.fakes.openai_server"]
+        provider_cmd = [sys.executable, "-m", "lisan.testing.openai_server"]
         provider_cmd += ["--port", str(provider_port), "--delay", str(PROVIDER_DELAY_S)]
         env = server_env(provider_port, workdir)
         with contextlib.ExitStack() as stack:

@@ -52,16 +52,16 @@ from typing import Any
 
 import httpx
 import numpy as np
-from tests.fakes.openai_server import FakeOpenAI
 
-from bench.commands import TELEGRAM, server_env
-from bench.commands import ready_device as commands_device
 from bench.common import ROOT, free_port, process
 from bench.offline_cases import AMHARIC
+from bench.service import TELEGRAM, server_env
+from bench.service import ready_device as commands_device
 from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
 from lisan.providers.openai.transcription import transcript_from
 from lisan.say import speak
+from lisan.testing.openai_server import FakeOpenAI
 
 SHARED_SPEECH = ROOT.parent / "shared" / "speech"
 FIXTURES = ROOT / "tests" / "providers" / "fixtures" / "faster_whisper_server"

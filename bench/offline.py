@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.common import add_decoder_settings
 from bench.offline_cases import (
     AMHARIC,
     DICTATION_AMHARIC,
@@ -56,8 +57,11 @@ from lisan.plans.rules import PlanRejected, validate_plan
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local import planner
 from lisan.providers.local.confidence import Evidence
-from lisan.providers.local.pool import hear_in_worker
+from lisan.providers.local.grammar import GARBAGE_WEIGHT, build
+from lisan.providers.local.phones import Pronouncer
+from lisan.providers.local.pool import DECODER_WORDS, Request
 from lisan.providers.local.provider import request_for, transcript_of
+from lisan.providers.local.recognizer import WORD_INSERTION_PENALTY, Heard, Recognizer
 from lisan.screen.viewtree import ViewTree
 
 SAMPLE_RATE = 16_000
@@ -92,6 +96,28 @@ class Outcome:
     confidence: float | None = None
     features: tuple[float, float] | None = None
     loud: bool = True  # what the energy stage of the speech gate alone would say
+
+
+@dataclass
+class Decoding:
+    """What a decoder process runs (`pool.hear_in_worker`), run in this process, so that its
+    CPU is this process's to measure, with the two settings a measurement may move: the English
+    word insertion penalty (`--english-wip`) and the garbage loop's prior (`--garbage-weight`)."""
+
+    english_wip: float = WORD_INSERTION_PENALTY[Locale.EN_US]
+    garbage_weight: str = GARBAGE_WEIGHT
+    pronouncer: Pronouncer = field(default_factory=Pronouncer)
+    recognizer: Recognizer | None = None
+
+    def hear(self, pcm: bytes, request: Request) -> Heard:
+        if self.recognizer is None or self.recognizer.added_words >= DECODER_WORDS:
+            self.recognizer = Recognizer(english_wip=self.english_wip)
+        grammar = build(
+            request.expected, request.language, self.pronouncer, garbage_weight=self.garbage_weight
+        )
+        return self.recognizer.hear(
+            pcm, grammar, request.language, request.dictation, request.refuse_below
+        )
 
 
 @dataclass
@@ -164,6 +190,7 @@ def run_one(
     language: Locale,
     screen_key: str,
     threshold: float,
+    decoding: Decoding,
 ) -> Answer:
     """What the command route would answer, and the CPU it took."""
     screen = SCREENS[screen_key]
@@ -180,9 +207,8 @@ def run_one(
 
     if not has_speech(pcm):
         return answer("REPROMPT", "no_speech")
-    # What a decoder process runs, run here: its CPU is then this process's to measure.
     request = request_for(Expected(VOCABULARY, seen, GRANTED), language, threshold)
-    heard = hear_in_worker(pcm, request)
+    heard = decoding.hear(pcm, request)
     evidence = heard.evidence
     transcript = transcript_of(heard)
     text, confidence = transcript.text, transcript.confidence
@@ -210,8 +236,13 @@ def _words(text: str) -> str:
 
 
 def bench(
-    quick: bool, shared: bool, languages: set[str] | None = None, amharic_speech: Path | None = None
+    quick: bool,
+    shared: bool,
+    languages: set[str] | None = None,
+    amharic_speech: Path | None = None,
+    decoding: Decoding | None = None,
 ) -> Report:
+    decoding = decoding or Decoding()
     settings = Settings()
     report = Report()
     threshold = settings.confidence_threshold
@@ -224,7 +255,7 @@ def bench(
         for case in cases:
             for voice, rate in voices:
                 pcm = speak(case.said, voice, rate)
-                got = run_one(pcm, locale, case.screen, threshold)
+                got = run_one(pcm, locale, case.screen, threshold, decoding)
                 planned = got.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"}
                 correct = planned and tuple(got.steps) == case.steps
                 report.outcomes.append(_outcome("command", language, case.said, voice, rate, got,
@@ -232,14 +263,16 @@ def bench(
     for sentence in DICTATION_ENGLISH if languages is None or "en-US" in languages else ():
         typed = (("TEXT_INPUT", "n3"),) + ((("TAP", "n4"),) if sentence.startswith("send") else ())
         for voice, rate in plans[0][3]:
-            got = run_one(speak(sentence, voice, rate), Locale.EN_US, "chat", threshold)
+            got = run_one(speak(sentence, voice, rate), Locale.EN_US, "chat", threshold, decoding)
             right = got.status == "CONFIRMATION_REQUIRED" and tuple(got.steps) == typed
             report.outcomes.append(
                 _outcome("dictation", "en-US", sentence, voice, rate, got, right)
             )
     for sentence in DICTATION_AMHARIC if languages is None or "am-ET" in languages else ():
         for voice, rate in AMHARIC_VOICES[:1] if quick else AMHARIC_VOICES:
-            got = run_one(speak(sentence, voice, rate), Locale.AM_ET, "chat_am", threshold)
+            got = run_one(
+                speak(sentence, voice, rate), Locale.AM_ET, "chat_am", threshold, decoding
+            )
             declined = (got.status, got.reason) == ("REJECTED", "dictation_unsupported")
             report.outcomes.append(
                 _outcome("dictation", "am-ET", sentence, voice, rate, got, declined)
@@ -256,24 +289,24 @@ def bench(
         for index, sentence in enumerate(sentences):
             for voice, rate in voices:
                 pcm = speak(sentence, voice, rate)
-                got = run_one(pcm, locale, screens[index % 2], threshold)
+                got = run_one(pcm, locale, screens[index % 2], threshold, decoding)
                 report.outcomes.append(_outcome(kind, language, sentence, voice, rate, got, False))
     for name, pcm in noises():
         for language, locale in (("en-US", Locale.EN_US), ("am-ET", Locale.AM_ET)):
             if language not in voiced:
                 continue
             screen = "chat" if locale is Locale.EN_US else "chat_am"
-            got = run_one(pcm, locale, screen, threshold)
+            got = run_one(pcm, locale, screen, threshold, decoding)
             outcome = _outcome("silence", language, name, "-", 0, got, False)
             report.outcomes.append(replace(outcome, loud=is_loud(pcm)))
     if shared and SHARED_SPEECH.is_dir() and "en-US" in voiced:
-        _shared_speech(report, threshold)
+        _shared_speech(report, threshold, decoding)
     if amharic_speech is not None:
-        _amharic_speech(report, threshold, amharic_speech)
+        _amharic_speech(report, threshold, amharic_speech, decoding)
     return report
 
 
-def _amharic_speech(report: Report, threshold: float, folder: Path) -> None:
+def _amharic_speech(report: Report, threshold: float, folder: Path, decoding: Decoding) -> None:
     """Real Amharic read speech that is no command: every 16 kHz mono WAV in `folder`, whole (up
     to the route's 15 s), on the two Amharic screens in turn. ALFFA's names hold the speaker
     (tr_<n>_<speaker><utterance>: tr097 of tr_10000_tr097082)."""
@@ -289,18 +322,18 @@ def _amharic_speech(report: Report, threshold: float, folder: Path) -> None:
         if len(pcm) > 15 * SAMPLE_RATE * 2:
             continue
         screen = ("chat_am", "settings_am")[index % 2]
-        got = run_one(pcm, Locale.AM_ET, screen, threshold)
+        got = run_one(pcm, Locale.AM_ET, screen, threshold, decoding)
         speaker = clip.stem.rsplit("_", 1)[-1][:5]
         report.outcomes.append(_outcome("real_amharic", "am-ET", clip.stem, speaker, 0, got, False))
 
 
-def _shared_speech(report: Report, threshold: float) -> None:
+def _shared_speech(report: Report, threshold: float, decoding: Decoding) -> None:
     """Real people (Google Speech Commands): words that are no command, and background noise."""
     manifest = (SHARED_SPEECH / "manifest.tsv").read_text().splitlines()[1:]
     for line in manifest:
         file, word, kind = line.split("\t")
         pcm = (SHARED_SPEECH / file).read_bytes()  # as recorded: zeros would fake a floor
-        got = run_one(pcm, Locale.EN_US, "chat", threshold)
+        got = run_one(pcm, Locale.EN_US, "chat", threshold, decoding)
         label = "real_background" if kind == "background" else "real_word"
         outcome = _outcome(label, "en-US", word, "human", 0, got, False)
         report.outcomes.append(replace(outcome, loud=is_loud(pcm)))
@@ -465,12 +498,14 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true", help="fit the confidence model")
     parser.add_argument("--language", choices=["en-US", "am-ET"], help="one language only")
     parser.add_argument("--amharic-speech", type=Path, help="real Amharic WAVs (no commands)")
+    add_decoder_settings(parser)
     args = parser.parse_args()
     if args.amharic_speech is not None and not args.amharic_speech.is_dir():
         print(f"no Amharic speech: {args.amharic_speech} is absent", file=sys.stderr)
         args.amharic_speech = None
     languages = {args.language} if args.language else None
-    report = bench(args.quick, not args.no_shared, languages, args.amharic_speech)
+    decoding = Decoding(args.english_wip, args.garbage_weight)
+    report = bench(args.quick, not args.no_shared, languages, args.amharic_speech, decoding)
     print(json.dumps(summary(report), indent=2, ensure_ascii=False))
     if args.calibrate:
         print(json.dumps({"calibration": calibrate(report)}, indent=2, ensure_ascii=False))

@@ -24,8 +24,7 @@ from pathlib import Path
 
 import httpx
 
-from bench.commands import cpu_seconds
-from bench.common import free_port, process
+from bench.common import cpu_seconds, free_port, process
 from bench.offline_cases import SCREENS
 from lisan import say
 

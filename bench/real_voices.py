@@ -11,8 +11,8 @@ goal (at least 92% in each band, at most 3 points apart). Reported four ways: th
 alone (no garbage loop), the grammar alone with the confidence gate at
 LISAN_CONFIDENCE_THRESHOLD's default, with the garbage loop, and with the loop and the gate (a
 word heard right but refused counts as not correct). `--option NAME=VALUE` sets one pocketsphinx
-setting (dither, warp_type, warp_params...) to measure it; LISAN_BENCH_GARBAGE_WEIGHT (see
-`grammar`) moves the loop.
+setting (dither, warp_type, warp_params...) to measure it; `--garbage-weight` moves the loop and
+`--english-wip` the English word insertion penalty.
 Never a timed test: it measures, it does not pass or fail.
 """
 
@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.common import add_decoder_settings
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.local.grammar import GARBAGE_WEIGHT, GARBAGE_WORDS, Grammar
@@ -90,23 +91,25 @@ def median_f0(pcm: bytes) -> float:
     return float(np.median(pitches)) if pitches else float("nan")
 
 
-def word_grammar(words: list[str], pronouncer: Pronouncer, *, garbage: bool) -> Grammar:
+def word_grammar(
+    words: list[str], pronouncer: Pronouncer, *, garbage: bool, weight: str = GARBAGE_WEIGHT
+) -> Grammar:
     readings = pronouncer.english(words, phonetic=False)
     body = " | ".join(words)
-    if not garbage or GARBAGE_WEIGHT == "off":
+    if not garbage or weight == "off":
         jsgf = f"#JSGF V1.0;\ngrammar command;\npublic <command> = ( {body} );\n"
         return Grammar(jsgf, readings)
     loop = " | ".join(GARBAGE_WORDS)
     readings.update({word: [phone] for word, phone in GARBAGE_WORDS.items()})
     jsgf = (
         "#JSGF V1.0;\ngrammar command;\n"
-        f"public <command> = /1/ ( {body} ) | /{GARBAGE_WEIGHT}/ <garbage>;\n"
+        f"public <command> = /1/ ( {body} ) | /{weight}/ <garbage>;\n"
         f"<garbage> = ( {loop} )+;\n"
     )
     return Grammar(jsgf, readings)
 
 
-def run(recognizer: Recognizer | None = None) -> list[Clip]:
+def run(recognizer: Recognizer | None = None, garbage_weight: str = GARBAGE_WEIGHT) -> list[Clip]:
     manifest = [
         line.split("\t") for line in (SHARED_SPEECH / "manifest.tsv").read_text().splitlines()[1:]
     ]
@@ -115,7 +118,7 @@ def run(recognizer: Recognizer | None = None) -> list[Clip]:
     pronouncer = Pronouncer()
     recognizer = recognizer or Recognizer()
     closed = word_grammar(words, pronouncer, garbage=False)
-    guarded = word_grammar(words, pronouncer, garbage=True)
+    guarded = word_grammar(words, pronouncer, garbage=True, weight=garbage_weight)
     result = []
     for file, word in clips:
         pcm = (SHARED_SPEECH / file).read_bytes()
@@ -169,11 +172,12 @@ def main() -> None:
     parser.add_argument(
         "--option", action="append", default=[], metavar="NAME=VALUE", help="a decoder setting"
     )
+    add_decoder_settings(parser)
     args = parser.parse_args()
     options = dict(option.split("=", 1) for option in args.option)
     if not SHARED_SPEECH.is_dir():
         sys.exit(f"no real speech at {SHARED_SPEECH}: nothing to measure")
-    clips = run(Recognizer(options=options))
+    clips = run(Recognizer(options=options, english_wip=args.english_wip), args.garbage_weight)
     print(json.dumps(summary(clips, Settings().confidence_threshold), indent=2))
     if args.failures:
         for c in clips:

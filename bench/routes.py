@@ -31,8 +31,14 @@ from pathlib import Path
 import httpx
 
 from bench import floor_app
-from bench.commands import cpu_seconds
-from bench.common import free_port, fresh_postgres_database, process, wrk_field, wrk_millis
+from bench.common import (
+    cpu_seconds,
+    free_port,
+    fresh_postgres_database,
+    process,
+    wrk_field,
+    wrk_millis,
+)
 from bench.floors import PACKAGES
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/"

@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.cli import LISAN, clean_env
+from tests.fixtures.cli import LISAN, clean_env
 
 
 def _free_port() -> int:

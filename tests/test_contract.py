@@ -13,7 +13,7 @@ from starlette.routing import BaseRoute, Route
 
 from lisan import CONTRACT_VERSION
 from lisan.app import LisanApp
-from tests.contract import assert_matches_contract, contract, contract_operations
+from tests.fixtures.contract import assert_matches_contract, contract, contract_operations
 
 # Contract routes whose issue has not landed yet. It must shrink to empty.
 NOT_YET_SERVED: set[tuple[str, str]] = set()

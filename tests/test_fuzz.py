@@ -35,7 +35,7 @@ from lisan.admin.models import Permission
 from lisan.app import LisanApp, create_app
 from lisan.core.database import create_engine, create_session_factory, unit_of_work
 from lisan.core.settings import Settings
-from tests.contract import CONTRACT_PATH, contract
+from tests.fixtures.contract import CONTRACT_PATH, contract
 
 FUZZ_EXAMPLES = int(os.environ.get("LISAN_FUZZ_EXAMPLES", "40"))
 FUZZ_SEED = os.environ.get("LISAN_FUZZ_SEED")

@@ -15,19 +15,20 @@ from lisan.admin.models import AuditEvent, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
 from lisan.users.service import AccountChange
-from tests.admin.conftest import OPERATOR
-from tests.admin.support import (
+from tests.fixtures.accounts import account, mark_deleted
+from tests.fixtures.admin import (
+    OPERATOR,
     ROUTE_IDS,
     ROUTES,
-    account,
+    admin_token,
     audit_of,
     audit_rows,
+    bearer,
     credential_id,
-    mark_deleted,
     user_path,
 )
-from tests.contract import assert_matches_contract
-from tests.factories import Device, admin_token, bearer
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device
 
 
 async def test_a_successful_call_is_audited_ok_with_who_what_and_when(

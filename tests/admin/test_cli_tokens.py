@@ -19,11 +19,11 @@ from lisan.app import create_app
 from lisan.core import tokens
 from lisan.core.database import create_engine
 from lisan.core.settings import Settings
-from tests.admin.support import user_path
-from tests.cli import lisan, messages
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import Device, bearer, register
+from tests.fixtures.admin import bearer, user_path
+from tests.fixtures.app import client_for
+from tests.fixtures.cli import lisan, messages
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, register
 
 ADMIN_TOKEN_SHAPE = re.compile(r"lsn_a_[A-Za-z0-9_-]{43}[0-9A-Za-z]{6}")
 

@@ -12,9 +12,10 @@ from lisan.admin.models import AdminCredential, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
 from lisan.core.database import unit_of_work
-from tests.admin.support import ROUTE_IDS, ROUTES, account, audit_of, user_path
-from tests.contract import assert_matches_contract
-from tests.factories import Device, admin_token, bearer
+from tests.fixtures.accounts import account
+from tests.fixtures.admin import ROUTE_IDS, ROUTES, admin_token, audit_of, bearer, user_path
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device
 
 BARE_CHALLENGE = 'Bearer realm="lisan"'
 INVALID_TOKEN_CHALLENGE = 'Bearer realm="lisan", error="invalid_token"'

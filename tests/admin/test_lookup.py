@@ -9,9 +9,10 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.admin.support import ROUTE_IDS, ROUTES, mark_deleted, user_path
-from tests.contract import assert_matches_contract
-from tests.factories import Device, bearer
+from tests.fixtures.accounts import mark_deleted
+from tests.fixtures.admin import ROUTE_IDS, ROUTES, bearer, user_path
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device
 
 
 async def test_lookup_answers_exactly_the_admin_user_fields(

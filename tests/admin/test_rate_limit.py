@@ -12,10 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.admin.models import Permission
 from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
-from tests.admin.support import audit_rows, user_path
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import Device, admin_token, bearer, register
+from tests.fixtures.admin import admin_token, audit_rows, bearer, user_path
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, register
 
 # The client address client_for() gives every request.
 CLIENT_IP = "203.0.113.7"

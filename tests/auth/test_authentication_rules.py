@@ -16,22 +16,21 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.admin.models import Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
-from tests.auth.support import (
+from tests.fixtures.accounts import set_account_status, suspend
+from tests.fixtures.admin import admin_token
+from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, new_install_id, register
+from tests.fixtures.sessions import (
     USER_ROUTE_IDS,
     USER_ROUTES,
-    assert_retry_after,
-    assert_unauthenticated,
     auth_headers,
     call,
     expire_ago,
     forge,
     session_row,
-    set_account_status,
-    suspend,
     token_body,
 )
-from tests.contract import assert_matches_contract
-from tests.factories import Device, admin_token, new_install_id, register
 
 ADMIN_ROUTES = [
     ("GET", "/v1/admin/users/{user_id}"),

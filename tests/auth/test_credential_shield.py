@@ -12,10 +12,10 @@ from asgi_lifespan import LifespanManager
 from lisan.app import LisanApp, create_app
 from lisan.core import tokens
 from lisan.core.settings import Settings
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import bearer
-from tests.queries import count_statements
+from tests.fixtures.admin import bearer
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.statements import count_statements
 
 
 @pytest.fixture

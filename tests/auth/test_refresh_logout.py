@@ -16,16 +16,11 @@ from lisan.auth import service
 from lisan.core.database import unit_of_work
 from lisan.core.errors import NotAuthenticated
 from lisan.core.settings import Settings
-from tests.auth.support import (
-    assert_unauthenticated,
-    auth_headers,
-    expire_ago,
-    session_row,
-    session_rows,
-)
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import Device, register
+from tests.fixtures.answers import assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, register
+from tests.fixtures.sessions import auth_headers, expire_ago, session_row, session_rows
 
 GRACE_S = 3600
 

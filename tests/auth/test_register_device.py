@@ -18,18 +18,13 @@ import lisan.models
 from lisan.admin.models import Permission
 from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
-from tests.auth.support import (
-    assert_retry_after,
-    auth_headers,
-    expire_ago,
-    session_rows,
-    set_account_status,
-    suspend,
-    user_row,
-)
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import admin_token, new_install_id, register
+from tests.fixtures.accounts import set_account_status, suspend, user_row
+from tests.fixtures.admin import admin_token
+from tests.fixtures.answers import assert_retry_after
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import new_install_id, register
+from tests.fixtures.sessions import auth_headers, expire_ago, session_rows
 
 REGISTER = "/v1/auth/register-device"
 

@@ -17,8 +17,8 @@ from lisan.auth.models import DeviceSession
 from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
-from tests.deletion.statements import before_delete_from
-from tests.factories import Device, register
+from tests.fixtures.devices import Device, register
+from tests.fixtures.statements import before_delete_from
 
 
 async def a_session(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:

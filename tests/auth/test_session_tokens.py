@@ -11,16 +11,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import create_app
 from lisan.core.settings import Settings
-from tests.auth.support import (
-    assert_unauthenticated,
-    auth_headers,
-    session_row,
-    session_rows,
-    sha256,
-)
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import new_install_id, register
+from tests.fixtures.answers import assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import new_install_id, register
+from tests.fixtures.sessions import auth_headers, session_row, session_rows, sha256
 
 
 async def test_a_session_token_has_the_lsn_s_prefix(client: httpx.AsyncClient) -> None:

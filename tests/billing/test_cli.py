@@ -13,9 +13,9 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.billing.models import Subscription
-from tests.billing.support import entitlement_of
-from tests.cli import lisan, messages
-from tests.factories import Device, register
+from tests.fixtures.billing import entitlement_of
+from tests.fixtures.cli import lisan, messages
+from tests.fixtures.devices import Device, register
 
 
 async def subscription_rows(engine: AsyncEngine, user_id: uuid.UUID) -> list[tuple[Any, ...]]:

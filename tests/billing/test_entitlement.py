@@ -19,10 +19,11 @@ from lisan.billing.models import BilledCommand, Subscription
 from lisan.billing.schemas import SubscriptionStatus
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
-from tests.auth.support import assert_retry_after, assert_unauthenticated, set_account_status
-from tests.billing.support import ENTITLEMENT, bill, entitlement_of, get_entitlement, subscribe
-from tests.conftest import client_for
-from tests.factories import register
+from tests.fixtures.accounts import set_account_status
+from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.billing import ENTITLEMENT, bill, entitlement_of, get_entitlement, subscribe
+from tests.fixtures.devices import register
 
 MICROSECOND = timedelta(microseconds=1)
 

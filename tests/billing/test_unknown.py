@@ -18,8 +18,8 @@ from lisan.billing import service
 from lisan.billing.models import BilledCommand
 from lisan.core.database import create_engine, unit_of_work
 from lisan.core.settings import BillingEnforcement
-from tests.billing.support import entitlement_of, subscribe
-from tests.factories import register
+from tests.fixtures.billing import entitlement_of, subscribe
+from tests.fixtures.devices import register
 
 UNKNOWN = {
     "enforcement": "disabled",

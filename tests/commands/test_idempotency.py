@@ -24,18 +24,13 @@ from lisan.commands.models import IdempotencyRecord
 from lisan.core.database import transaction
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
-from tests.audio import silence
-from tests.commands.route_support import (
-    app_with,
-    assert_error,
-    command_rows,
-    post,
-    raw_body,
-    retry_after,
-)
-from tests.commands.support import command_body, ready_device
-from tests.factories import Device, register
-from tests.fakes.openai_server import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer, FakeOpenAI
+from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from lisan.testing.speech import silence
+from tests.fixtures.answers import assert_error, assert_retry_after
+from tests.fixtures.commands import app_with, command_body, post, raw_body
+from tests.fixtures.devices import Device, ready_device, register
+from tests.fixtures.rows import command_rows
 
 REPLAYED = "idempotent-replayed"
 
@@ -252,7 +247,7 @@ async def test_a_duplicate_waits_only_so_long_then_409_with_retry_after(
         response = await post(client, device.headers, raw, key)
         waited = time.monotonic() - started
     assert_error(response, 409)
-    retry_after(response)
+    assert_retry_after(response)
     bound = 0.2 + 0.2 + service.WAIT_MARGIN_S
     assert bound <= waited < bound + 2
     assert fake_openai.calls == 0

@@ -21,8 +21,8 @@ from lisan.commands import tasks
 from lisan.commands.models import DONE, IdempotencyRecord
 from lisan.core.database import unit_of_work
 from lisan.core.types import utcnow
-from tests.deletion.statements import before_delete_from
-from tests.factories import Device, register
+from tests.fixtures.devices import Device, register
+from tests.fixtures.statements import before_delete_from
 
 
 async def a_record(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:

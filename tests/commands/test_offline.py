@@ -5,82 +5,19 @@ only once it is a vocabulary term; a command on an ungranted app's screen is ref
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-from typing import Any
-
 import httpx
 import pytest
-from asgi_lifespan import LifespanManager
 
-from lisan.app import create_app
-from lisan.core.settings import Settings
-from tests.audio import b64, duration_ms, hum, padded, spoken
-from tests.commands.route_support import command
-from tests.commands.support import TELEGRAM, grant
-from tests.conftest import client_for
-from tests.factories import Device, register
+from lisan.testing.speech import b64, duration_ms, hum
+from tests.fixtures.commands import command
+from tests.fixtures.devices import TELEGRAM, ready_device
+from tests.fixtures.offline import CHAT, CHAT_AM, say, steps
 
-Json = Any
-CHAT = """[n1] FrameLayout
-  [n2] TextView "Chats"
-  [n3] EditText "Message" {editable}
-  [n4] Button "Send" {clickable}
-  [n5] RecyclerView {scrollable}
-    [n6] TextView "Abebe" desc="Contact Abebe" {clickable}
-  [n7] Button "Settings" {clickable}"""
-CHAT_AM = """[n1] FrameLayout
-  [n2] TextView "ውይይቶች"
-  [n3] EditText "መልእክት" {editable}
-  [n4] Button "ላክ" {clickable}
-  [n5] RecyclerView {scrollable}
-    [n6] TextView "አበበ" {clickable}"""
 BANK = "com.example.bank"
 
 
-@pytest.fixture
-async def offline(settings_factory: Callable[..., Settings]) -> AsyncIterator[httpx.AsyncClient]:
-    """An app on its defaults: the offline provider."""
-    settings = settings_factory(rate_limit_commands="100000/minute")
-    assert settings.provider.value == "local"
-    app = create_app(settings)
-    async with LifespanManager(app), client_for(app) as client:
-        yield client
-
-
-async def say(
-    client: httpx.AsyncClient,
-    device: Device,
-    text: str,
-    *,
-    language: str = "en-US",
-    package: str = TELEGRAM,
-    tree: str = CHAT,
-) -> dict[str, Json]:
-    pcm = padded(spoken(text, language), 2.0)
-    body = {
-        "audio_base64": b64(pcm),
-        "duration_ms": duration_ms(pcm),
-        "language": language,
-        "screen_context": {"current_package": package, "view_tree_summary": tree},
-    }
-    response = await command(client, device, body)
-    assert response.status_code == 200, response.text
-    answer: dict[str, Json] = response.json()
-    return answer
-
-
-def steps(answer: dict[str, Json]) -> list[tuple[str, str | None]]:
-    return [(s["action_type"], s.get("target_node_id")) for s in answer["action_plan"]["steps"]]
-
-
-async def ready(client: httpx.AsyncClient, *packages: str) -> Device:
-    device = await register(client)
-    await grant(client, device, *(packages or (TELEGRAM,)))
-    return device
-
-
 async def test_english_commands_become_plans(offline: httpx.AsyncClient) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     scroll = await say(offline, device, "scroll down")
     assert (scroll["status"], steps(scroll)) == ("ACCEPTED", [("SCROLL", "n5")])
     settings = await say(offline, device, "tap settings")
@@ -93,7 +30,7 @@ async def test_english_commands_become_plans(offline: httpx.AsyncClient) -> None
 
 
 async def test_amharic_commands_become_plans(offline: httpx.AsyncClient) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     down = await say(offline, device, "ወደ ታች", language="am-ET", tree=CHAT_AM)
     assert (down["status"], steps(down)) == ("ACCEPTED", [("SCROLL", "n5")])
     back = await say(offline, device, "ተመለስ", language="am-ET", tree=CHAT_AM)
@@ -106,7 +43,7 @@ async def test_amharic_commands_become_plans(offline: httpx.AsyncClient) -> None
 async def test_an_app_is_opened_from_the_launcher_by_its_name(
     offline: httpx.AsyncClient,
 ) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, "open telegram", package="", tree="")
     assert answer["status"] == "ACCEPTED"
     assert answer["action_plan"]["package_name"] == TELEGRAM
@@ -120,7 +57,7 @@ async def test_an_app_is_opened_from_the_launcher_by_its_name(
 async def test_speech_that_is_no_command_is_reprompted(
     offline: httpx.AsyncClient, text: str, language: str
 ) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, text, language=language)
     assert answer["status"] == "REPROMPT"
     assert answer["reprompt_reason"] in {"low_confidence", "empty_transcript"}
@@ -128,7 +65,7 @@ async def test_speech_that_is_no_command_is_reprompted(
 
 
 async def test_noise_is_no_speech(offline: httpx.AsyncClient) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     hiss = hum(2.0, amplitude=60)
     body = {
         "audio_base64": b64(hiss),
@@ -145,7 +82,7 @@ async def test_a_name_is_heard_only_once_it_is_a_vocabulary_term(
 ) -> None:
     """ "call kebede" on a screen without that name: unheard before the term is added (no plan),
     heard after it (the planner then says honestly that Kebede is not on this screen)."""
-    device = await ready(offline)
+    device = await ready_device(offline)
     before = await say(offline, device, "call kebede")
     assert before.get("reprompt_reason") != "target_not_on_screen"
     assert "action_plan" not in before or steps(before) != [("TAP", "n6")]
@@ -168,7 +105,7 @@ async def test_a_command_on_an_ungranted_screen_is_answered_app_not_granted(
     """The offline provider hears the command against the screen's labels (they never leave
     the machine) and says the app is not allowed, rather than ask the user to repeat a command
     it could not have heard: the phone can then tell the user what to do."""
-    device = await ready(offline)  # Telegram granted; the bank is not
+    device = await ready_device(offline)  # Telegram granted; the bank is not
     answer = await say(offline, device, text, language=language, package=BANK, tree=tree)
     assert (answer["status"], answer.get("reprompt_reason")) == ("REJECTED", "app_not_granted")
     assert "action_plan" not in answer
@@ -179,7 +116,7 @@ async def test_english_dictation_is_read_back_before_anything_is_typed(
 ) -> None:
     """ "type ..." on a screen with a text field: the words after the verb go into the field,
     and only once the user has heard them read back."""
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, "type see you tomorrow")
     assert answer["status"] == "CONFIRMATION_REQUIRED"
     assert steps(answer) == [("TEXT_INPUT", "n3")]
@@ -190,14 +127,14 @@ async def test_english_dictation_is_read_back_before_anything_is_typed(
 
 async def test_tap_is_not_taken_for_type(offline: httpx.AsyncClient) -> None:
     """ "tap" and "type" differ by one vowel; a tap on a chat screen stays a tap."""
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, "tap settings")
     assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n7")])
 
 
 async def test_amharic_dictation_is_declined_with_its_reason(offline: httpx.AsyncClient) -> None:
     """Offline Amharic cannot transcribe free words: "<words> ጻፍ" gets an honest answer."""
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, "ሰላም ጻፍ", language="am-ET", tree=CHAT_AM)
     assert (answer["status"], answer["reprompt_reason"]) == ("REJECTED", "dictation_unsupported")
     assert "action_plan" not in answer
@@ -236,7 +173,7 @@ SOUND_AM = """[n1] FrameLayout
 async def test_a_label_that_only_looks_like_the_word_said_is_asked_never_tapped(
     offline: httpx.AsyncClient, text: str, language: str, tree: str, shown: str
 ) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, text, language=language, tree=tree)
     assert (answer["status"], steps(answer)) == ("CONFIRMATION_REQUIRED", [("TAP", "n3")])
     assert shown in answer["speech_response_text"]  # the question names what it would tap
@@ -250,6 +187,6 @@ async def test_a_label_that_only_looks_like_the_word_said_is_asked_never_tapped(
 async def test_an_exact_label_is_still_tapped_at_once(
     offline: httpx.AsyncClient, text: str, language: str, tree: str
 ) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     answer = await say(offline, device, text, language=language, tree=tree)
     assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n3")])

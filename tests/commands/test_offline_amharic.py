@@ -9,12 +9,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.audio import b64, duration_ms, spoken
-from tests.commands.route_support import command
-from tests.commands.support import TELEGRAM
-from tests.commands.test_offline import CHAT_AM, offline, ready, say, steps
-
-__all__ = ["offline"]  # the fixture, used by name
+from lisan.testing.speech import b64, duration_ms, spoken
+from tests.fixtures.commands import command
+from tests.fixtures.devices import TELEGRAM, ready_device
+from tests.fixtures.offline import CHAT_AM, say, steps
 
 # Sentences the rule refuses on every run measured; without it the first was ACCEPTED on every
 # run. Others ("መልእክትህን አሁን አየሁት በኋላ እደውልልሃለሁ") sit on the edge: sox dithers the
@@ -26,7 +24,7 @@ ORDINARY = ["ወደ ላይ ወጥተን ከተማውን በሙሉ ተመለከ�
 async def test_amharic_ordinary_speech_is_never_accepted(
     offline: httpx.AsyncClient, sentence: str
 ) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     pcm = spoken(sentence, "am-ET")
     body = {
         "audio_base64": b64(pcm),
@@ -42,7 +40,7 @@ async def test_amharic_ordinary_speech_is_never_accepted(
 
 
 async def test_amharic_commands_are_still_planned(offline: httpx.AsyncClient) -> None:
-    device = await ready(offline)
+    device = await ready_device(offline)
     tap = await say(offline, device, "አበበ ንካ", language="am-ET", tree=CHAT_AM)
     assert (tap["status"], steps(tap)) == ("ACCEPTED", [("TAP", "n6")])
     up = await say(offline, device, "ወደ ላይ", language="am-ET", tree=CHAT_AM)

@@ -16,25 +16,27 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_END, SYSTEM_PROMPT
-from tests.audio import silence
-from tests.billing.support import entitlement_of
-from tests.commands.route_support import (
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from lisan.testing.speech import silence
+from tests.fixtures.app import settings_of
+from tests.fixtures.billing import entitlement_of
+from tests.fixtures.cases import Cases
+from tests.fixtures.commands import (
     TRANSCRIPT,
-    Cases,
+    VIEW_TREE,
     app_with,
     command,
-    command_events,
-    every_stored_text,
+    command_body,
     plan,
     post,
     raw_body,
-    settings_of,
+    speech_pcm,
     step,
     transcription,
 )
-from tests.commands.support import VIEW_TREE, command_body, ready_device, speech_pcm
-from tests.factories import Device
-from tests.fakes.openai_server import Answer, FakeOpenAI
+from tests.fixtures.devices import Device, ready_device
+from tests.fixtures.rows import command_events, every_stored_text
 
 STAGES = {"transcription", "planning", "validation", "total"}
 

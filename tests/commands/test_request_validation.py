@@ -17,21 +17,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.edge import COMMAND_BODY_LIMIT
 from lisan.core.settings import Settings
-from tests.audio import b64, duration_ms, silence
-from tests.commands.route_support import (
+from lisan.testing.openai_server import FakeOpenAI
+from lisan.testing.speech import b64, duration_ms, silence
+from tests.fixtures.answers import assert_error
+from tests.fixtures.cases import Cases
+from tests.fixtures.commands import (
     COMMANDS,
-    NO_COMMAND_ROWS,
-    Cases,
     app_with,
-    assert_error,
     command,
-    command_rows,
+    command_body,
     post,
     raw_body,
+    speech_pcm,
 )
-from tests.commands.support import command_body, ready_device, speech_pcm
-from tests.contract import assert_matches_contract
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import ready_device
+from tests.fixtures.rows import NO_COMMAND_ROWS, command_rows
 
 Json = Any
 Edit = Callable[[dict[str, Json]], object]

@@ -11,25 +11,19 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
 from lisan.telemetry.models import CommandEvent
-from tests.audio import hum, silence
-from tests.commands.support import (
-    GMAIL,
-    TELEGRAM,
-    command_app,
-    command_body,
-    ready_device,
-    send,
-    speech_pcm,
-)
-from tests.fakes.openai_server import Answer, FakeOpenAI
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from lisan.testing.speech import hum, silence
+from tests.fixtures.commands import app_with, command, command_body, speech_pcm
+from tests.fixtures.devices import GMAIL, TELEGRAM, ready_device
 
 
 async def test_an_accepted_command(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, admin_engine: AsyncEngine
 ) -> None:
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        response = await send(client, device, command_body())
+        response = await command(client, device, command_body())
     assert response.status_code == 200, response.text
     body = response.json()
     assert body["status"] == "ACCEPTED"
@@ -54,9 +48,9 @@ async def test_an_accepted_command(
 async def test_near_silent_audio_is_reprompted_without_a_provider_call(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, pcm: bytes
 ) -> None:
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        response = await send(client, device, command_body(pcm))
+        response = await command(client, device, command_body(pcm))
     body = response.json()
     assert (body["status"], body["reprompt_reason"], body["speak_code"]) == (
         "REPROMPT",
@@ -70,10 +64,10 @@ async def test_near_silent_audio_is_reprompted_without_a_provider_call(
 async def test_amharic_speech_is_heard_and_sent_as_am(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
         pcm = speech_pcm("ቴሌግራምን ክፈት", "am-ET")
-        response = await send(client, device, command_body(pcm, language=None))
+        response = await command(client, device, command_body(pcm, language=None))
     assert response.json()["status"] == "ACCEPTED"
     assert fake_openai.transcriptions.last.field("language") == "am"
 
@@ -98,9 +92,9 @@ async def test_a_plan_for_an_app_not_granted_never_reaches_the_phone(
             }
         )
     )
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client, TELEGRAM)
-        response = await send(client, device, command_body())
+        response = await command(client, device, command_body())
     body = response.json()
     assert (body["status"], body["reprompt_reason"]) == ("REJECTED", "app_not_granted")
     assert "action_plan" not in body
@@ -126,9 +120,9 @@ async def test_a_destructive_step_needs_spoken_confirmation(
             }
         )
     )
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        response = await send(client, device, command_body())
+        response = await command(client, device, command_body())
     body = response.json()
     assert (body["status"], body["speak_code"]) == ("CONFIRMATION_REQUIRED", "CONFIRM")
     assert body["action_plan"]["requires_user_confirmation"] is True

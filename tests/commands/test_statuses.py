@@ -14,25 +14,21 @@ import httpx
 import pytest
 
 from lisan.core.settings import Settings
-from tests.audio import hum, silence
-from tests.commands.route_support import (
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from lisan.testing.speech import hum, silence
+from tests.fixtures.cases import Cases
+from tests.fixtures.commands import (
     TRANSCRIPT,
-    Cases,
     app_with,
     command,
+    command_body,
     plan,
+    speech_pcm,
     step,
     transcription,
 )
-from tests.commands.support import (
-    GMAIL,
-    TELEGRAM,
-    command_body,
-    grant,
-    ready_device,
-    speech_pcm,
-)
-from tests.fakes.openai_server import Answer, FakeOpenAI
+from tests.fixtures.devices import GMAIL, TELEGRAM, grant, ready_device
 
 Json = Any
 STEP_FIELDS = {"step_id", "action_type", "target_node_id", "payload", "is_destructive"}

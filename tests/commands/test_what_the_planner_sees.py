@@ -10,10 +10,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_HIDDEN
-from tests.commands.route_support import app_with, command, plan, step
-from tests.commands.support import TELEGRAM, command_body, ready_device
-from tests.fakes.openai_server import Answer, FakeOpenAI
-from tests.plans.routes import BANK, BANK_SCREEN, CHAT_SCREEN, outcome
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import app_with, command, command_body, plan, step
+from tests.fixtures.devices import TELEGRAM, ready_device
+from tests.fixtures.plans import BANK, BANK_SCREEN, CHAT_SCREEN, outcome
 
 
 @pytest.mark.parametrize("current_package", [BANK, "", "not a package"])

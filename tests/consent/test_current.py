@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.consent.models import ConsentGrant
 from lisan.consent.service import AUDIO_RETENTION, is_granted
-from tests.consent.support import CURRENT, consent_rows, current, parse_utc, recorded
-from tests.contract import assert_matches_contract
-from tests.factories import register
+from tests.fixtures.consent import CURRENT, consent_rows, current, parse_utc, recorded
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
 
 
 async def test_a_scope_never_decided_is_not_granted(client: httpx.AsyncClient) -> None:

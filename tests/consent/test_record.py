@@ -9,9 +9,9 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.consent.support import GRANTS, consent_rows, recorded
-from tests.contract import assert_matches_contract
-from tests.factories import register
+from tests.fixtures.consent import GRANTS, consent_rows, recorded
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
 
 BAD_BODIES: list[tuple[str, Any]] = [
     ("uppercase scope", {"scope": "Audio_retention", "granted": True}),

@@ -33,7 +33,7 @@ from lisan.core.http import OUTAGE, OVERLOADED
 from lisan.core.schemas import StrictModel
 from lisan.core.settings import Settings
 from lisan.deps import JsonBody
-from tests.conftest import client_for
+from tests.fixtures.app import client_for
 
 
 class EchoBody(StrictModel):

@@ -13,7 +13,7 @@ from sqlalchemy import event
 
 from lisan.app import LisanApp
 from lisan.core.lookups import LOOKUP_BUSY_WAIT_S
-from tests.factories import register
+from tests.fixtures.devices import register
 
 
 async def test_a_sqlite_credential_lookup_runs_on_the_loop_not_through_aiosqlite(

@@ -16,8 +16,10 @@ from lisan.app import LisanApp
 from lisan.commands.stages import METRIC_STAGES
 from lisan.core import metrics
 from lisan.core.settings import Settings
-from tests.commands.support import command_app, command_body, ready_device, send
-from tests.fakes.openai_server import Answer, FakeOpenAI
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import app_with, command, command_body
+from tests.fixtures.devices import ready_device
 
 
 def sample(name: str, **labels: str) -> float:
@@ -112,10 +114,10 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
         stage: sample("lisan_command_stage_duration_seconds_count", stage=stage)
         for stage in METRIC_STAGES
     }
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
         with caplog.at_level(logging.INFO, logger="lisan.access"):
-            response = await send(client, device, command_body())
+            response = await command(client, device, command_body())
     assert response.json()["status"] == "ACCEPTED"
     assert sample("lisan_commands_total", status="ACCEPTED", reason="none") == accepted + 1
     assert sample("lisan_provider_calls_total", call="transcribe", outcome="ok") == calls + 1
@@ -147,10 +149,10 @@ async def test_a_provider_failure_is_counted_by_its_kind(
     failed = sample("lisan_provider_calls_total", call="transcribe", outcome=outcome)
     errors = sample("lisan_commands_total", status="ERROR", reason=reason)
     fake_openai.transcriptions.then(answer)
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
         with caplog.at_level(logging.INFO, logger="lisan.access"):
-            response = await send(client, device, command_body())
+            response = await command(client, device, command_body())
     assert response.status_code in (502, 503)
     assert sample("lisan_provider_calls_total", call="transcribe", outcome=outcome) == failed + 1
     assert sample("lisan_commands_total", status="ERROR", reason=reason) == errors + 1
@@ -176,13 +178,13 @@ async def test_a_refusal_before_the_command_runs_is_no_command(
     """A key reused with another body (422) or a replay ran no command: neither the metrics
     nor the access line count one (a 409 of its own there once read as "account_deleted")."""
     key = uuid.uuid4()
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        first = await send(client, device, command_body(), key)
+        first = await command(client, device, command_body(), key)
         counted = commands_counted()
         with caplog.at_level(logging.INFO, logger="lisan.access"):
-            replay = await send(client, device, command_body(), key)
-            reused = await send(client, device, command_body(package="org.other.app"), key)
+            replay = await command(client, device, command_body(), key)
+            reused = await command(client, device, command_body(package="org.other.app"), key)
     assert (first.status_code, replay.status_code, reused.status_code) == (200, 200, 422)
     assert commands_counted() == counted
     lines = [r for r in caplog.records if getattr(r, "route", None) == "/v1/commands"]

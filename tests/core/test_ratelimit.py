@@ -17,9 +17,9 @@ from lisan.core import ratelimit
 from lisan.core.errors import TooManyRequests
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
-from tests.conftest import client_for
-from tests.factories import new_install_id
-from tests.faults.harness import PrivateRedis
+from tests.fixtures.app import client_for
+from tests.fixtures.devices import new_install_id
+from tests.fixtures.private_servers import PrivateRedis
 
 
 async def _spend(limiter: RateLimiter, limit: str, key: str, times: int) -> None:

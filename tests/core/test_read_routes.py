@@ -12,7 +12,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from tests.factories import register
+from tests.fixtures.devices import register
 
 READ_ROUTES = [
     "/v1/app-grants",

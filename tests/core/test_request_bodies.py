@@ -15,8 +15,8 @@ from pydantic import BaseModel
 
 from lisan.app import ROUTERS
 from lisan.deps import json_body
-from tests.contract import METHODS, contract
-from tests.factories import register
+from tests.fixtures.contract import METHODS, contract
+from tests.fixtures.devices import register
 
 
 def _routes() -> list[APIRoute]:

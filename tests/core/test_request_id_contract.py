@@ -7,7 +7,7 @@ import uuid
 
 import httpx
 
-from tests.contract import assert_matches_contract, contract, schema_validator
+from tests.fixtures.contract import assert_matches_contract, contract, schema_validator
 
 
 def test_the_contract_takes_a_request_id_that_is_no_uuid() -> None:

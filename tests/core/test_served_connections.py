@@ -20,7 +20,7 @@ import pytest
 
 from lisan.core.edge import COMMAND_BODY_LIMIT, JSON_BODY_LIMIT
 from lisan.core.settings import Settings
-from tests.faults.harness import LisanServer, lisan_serve, serve_env
+from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 UVICORN_KEEPALIVE_S = 5.0  # uvicorn's default, which `lisan serve` used to keep
 NGINX_UPSTREAM_KEEPALIVE_S = 60.0  # nginx's default upstream `keepalive_timeout`

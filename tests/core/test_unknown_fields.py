@@ -22,11 +22,11 @@ from lisan.core.schemas import StrictModel, TolerantModel
 from lisan.core.settings import Settings
 from lisan.grants.schemas import AppGrantRequest
 from lisan.telemetry.schemas import TelemetryEvent
+from lisan.testing.openai_server import FakeOpenAI
 from lisan.vocabulary.schemas import TermCreate, TermUpdate
-from tests.commands.support import TELEGRAM, command_app, command_body, ready_device, send
-from tests.contract import assert_matches_contract, contract
-from tests.factories import new_install_id, register
-from tests.fakes.openai_server import FakeOpenAI
+from tests.fixtures.commands import app_with, command, command_body
+from tests.fixtures.contract import assert_matches_contract, contract
+from tests.fixtures.devices import TELEGRAM, new_install_id, ready_device, register
 
 # What a newer phone might send: a plain field, and one holding an object of its own.
 NEWER: dict[str, Any] = {
@@ -84,11 +84,11 @@ async def test_an_app_grant_with_unknown_fields_is_recorded(client: httpx.AsyncC
 async def test_a_command_with_unknown_fields_is_planned(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
-    async with command_app(settings_factory, fake_openai) as client:
+    async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
         body = command_body(**NEWER)
         body["screen_context"] |= {"focused_node": "n3", "window": {"insets": [0, 24]}}
-        response = await send(client, device, body)
+        response = await command(client, device, body)
     assert response.status_code == 200, response.text
     assert response.json()["status"] == "ACCEPTED"
 

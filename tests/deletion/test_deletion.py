@@ -18,9 +18,8 @@ from lisan.core.settings import Settings
 from lisan.deletion.models import JobStatus
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
 from lisan.worker import Worker
-from tests.commands.support import grant
-from tests.conftest import client_for
-from tests.deletion.support import (
+from tests.fixtures.app import client_for
+from tests.fixtures.deletion import (
     alert_receiver,
     files_naming,
     job_row,
@@ -28,7 +27,7 @@ from tests.deletion.support import (
     rows_naming,
     worker_for,
 )
-from tests.factories import Device, register
+from tests.fixtures.devices import Device, grant, register
 
 DELETE = "/v1/consent/user-data"
 TELEGRAM = "org.telegram.messenger"
@@ -211,7 +210,7 @@ async def test_admin_audit_rows_outlive_the_user(client: httpx.AsyncClient, app:
     from sqlalchemy import func, select
 
     from lisan.admin.models import AuditEvent, Permission
-    from tests.factories import admin_token, bearer
+    from tests.fixtures.admin import admin_token, bearer
 
     device = await register(client)
     token = await admin_token(app, Permission.USERS_SUSPEND)

@@ -18,8 +18,8 @@ from lisan.core.locale import Locale
 from lisan.core.types import utcnow
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.users import service as users
-from tests.deletion.statements import statements_sent
-from tests.deletion.support import worker_for
+from tests.fixtures.deletion import worker_for
+from tests.fixtures.statements import statements_sent
 
 POLLS = 10
 LOCKING = re.compile(r"^\s*(BEGIN IMMEDIATE|UPDATE|DELETE|INSERT)\b|\bFOR (UPDATE|SHARE)\b", re.I)

@@ -22,8 +22,8 @@ from lisan.deletion import alerts
 from lisan.deletion.models import JobStatus
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
 from lisan.worker import Worker
-from tests.conftest import client_for
-from tests.deletion.support import (
+from tests.fixtures.app import client_for
+from tests.fixtures.deletion import (
     alert_receiver,
     expire_lease,
     job_row,
@@ -32,7 +32,7 @@ from tests.deletion.support import (
     rows_naming,
     worker_for,
 )
-from tests.factories import register
+from tests.fixtures.devices import register
 
 DELETE = "/v1/consent/user-data"
 RELEASE_WAIT_S = 20.0  # far past any bound used here: a stuck removal, until the test ends it

@@ -17,9 +17,9 @@ from lisan.app import create_app
 from lisan.core.settings import Settings
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.recordings.store import audio_folder, store_audio
-from tests.conftest import client_for
-from tests.deletion.support import alert_receiver, job_row, rows_naming, worker_for
-from tests.factories import register
+from tests.fixtures.app import client_for
+from tests.fixtures.deletion import alert_receiver, job_row, rows_naming, worker_for
+from tests.fixtures.devices import register
 
 DELETE = "/v1/consent/user-data"
 

@@ -15,8 +15,8 @@ from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
 from lisan.recordings.store import audio_folder, store_audio
 from lisan.users import service as users
-from tests.deletion.support import worker_for
-from tests.factories import Device, register
+from tests.fixtures.deletion import worker_for
+from tests.fixtures.devices import Device, register
 
 BATCH = 2
 

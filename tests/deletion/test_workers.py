@@ -33,16 +33,9 @@ from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.recordings.store import audio_folder, remove_audio, store_audio
 from lisan.users import service as users
 from lisan.worker import Worker
-from tests.deletion.support import (
-    expire_lease,
-    job_row,
-    kill_mid_job,
-    reap,
-    rows_naming,
-    stop,
-    worker_for,
-)
-from tests.factories import register
+from tests.fixtures.deletion import expire_lease, job_row, kill_mid_job, rows_naming, worker_for
+from tests.fixtures.devices import register
+from tests.fixtures.processes import reap, stop
 
 
 async def queue_jobs(app: LisanApp, count: int) -> list[uuid.UUID]:
@@ -209,7 +202,7 @@ async def test_serve_runs_the_worker_in_process(settings_factory: Callable[..., 
     from asgi_lifespan import LifespanManager
 
     from lisan.app import create_app
-    from tests.conftest import client_for
+    from tests.fixtures.app import client_for
 
     app = create_app(settings_factory(run_worker=True))
     async with LifespanManager(app), client_for(app) as client:

@@ -12,8 +12,8 @@ from asgi_lifespan import LifespanManager
 from lisan.app import create_app
 from lisan.core.http import OUTAGE
 from lisan.core.settings import Settings
-from tests.conftest import client_for
-from tests.network import closed_port
+from tests.fixtures.app import client_for
+from tests.fixtures.network import closed_port
 
 
 async def test_an_unreachable_database_is_a_503_logged_once(

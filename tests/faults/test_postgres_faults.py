@@ -19,21 +19,18 @@ import httpx
 
 from lisan.core.database import DATABASE_TIMEOUT_S
 from lisan.probes.service import READY_CACHE_S
-from tests.faults.harness import (
-    LisanServer,
+from tests.fixtures.load import (
     Load,
     Outcome,
-    PrivatePostgres,
-    PrivateRedis,
-    lisan_serve,
     load_with_ready_poller,
     lost_writes,
     register_devices,
-    serve_env,
     stored_writes,
     summary,
     until,
 )
+from tests.fixtures.private_servers import PrivatePostgres, PrivateRedis
+from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 CLIENTS = 20
 # What a loaded 2-core machine may add to the bound before an answer is "a hang".

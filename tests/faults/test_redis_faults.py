@@ -25,18 +25,10 @@ import redis.asyncio as redis
 from lisan.core import resources
 from lisan.core.ratelimit import REDIS_TIMEOUT_S
 from lisan.probes.service import READY_CACHE_S, REDIS_PING_S
-from tests.factories import Device
-from tests.faults.harness import (
-    LisanServer,
-    Outcome,
-    PrivatePostgres,
-    PrivateRedis,
-    lisan_serve,
-    load_with_ready_poller,
-    register_devices,
-    serve_env,
-    summary,
-)
+from tests.fixtures.devices import Device
+from tests.fixtures.load import Outcome, load_with_ready_poller, register_devices, summary
+from tests.fixtures.private_servers import PrivatePostgres, PrivateRedis
+from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 CLIENTS = 20
 OPERATIONS = ["me", "consent"]  # both through the per-user limit, in Redis while it answers

@@ -17,19 +17,17 @@ from typing import Any
 
 import asyncpg
 
-from tests.deletion.support import stop
-from tests.faults.harness import (
-    LisanServer,
+from tests.fixtures.load import (
     Load,
     Outcome,
-    PrivatePostgres,
-    lisan_serve,
     mixed_operations,
     register_devices,
-    serve_env,
     stored_writes,
     until,
 )
+from tests.fixtures.private_servers import PrivatePostgres
+from tests.fixtures.processes import stop
+from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 CLIENTS = 20
 HELD = 5  # consent writes held on a lock while the server is told to stop

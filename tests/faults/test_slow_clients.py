@@ -22,8 +22,8 @@ import httpx
 import pytest
 
 from lisan.core.request_head import MAX_HEAD_BYTES, MAX_HEADER_FIELDS
-from tests.cli import LISAN, clean_env
-from tests.network import closed_port
+from tests.fixtures.cli import LISAN, clean_env
+from tests.fixtures.network import closed_port
 
 HEADER_TIMEOUT_S = 1.0
 BODY_IDLE_TIMEOUT_S = 1.0

@@ -16,8 +16,8 @@ from lisan.grants.models import AppGrant
 from lisan.grants.repository import GRANTED_AMONG
 from lisan.grants.service import granted_packages
 from lisan.users.models import User
-from tests.factories import register
-from tests.grants.support import recorded
+from tests.fixtures.devices import register
+from tests.fixtures.grants import recorded
 
 INDEX = "ix_app_grants_user_package"
 

@@ -9,9 +9,9 @@ from sqlalchemy import update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.grants.models import AppGrant
-from tests.contract import assert_matches_contract
-from tests.factories import register
-from tests.grants.support import APP_GRANTS, grant_rows, listed, recorded
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
+from tests.fixtures.grants import APP_GRANTS, grant_rows, listed, recorded
 
 
 def parse_utc(value: str) -> datetime:

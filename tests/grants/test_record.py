@@ -9,9 +9,9 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.contract import assert_matches_contract
-from tests.factories import register
-from tests.grants.support import APP_GRANTS, grant_rows, recorded
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
+from tests.fixtures.grants import APP_GRANTS, grant_rows, recorded
 
 VALID = "com.example.app"
 

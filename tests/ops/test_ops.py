@@ -14,7 +14,7 @@ import yaml
 from prometheus_client import REGISTRY, generate_latest
 
 import lisan.app  # noqa: F401  (every module that defines a metric)
-from tests.faults.harness import unavailable
+from tests.fixtures.ci import unavailable
 
 OPS = Path(__file__).resolve().parents[2] / "ops"
 DASHBOARD = OPS / "grafana-dashboard.json"

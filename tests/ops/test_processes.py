@@ -1,5 +1,5 @@
 """Two `lisan serve` processes on one PostgreSQL and one Redis behave as one service: real
-processes (tests.faults.harness), the voice provider a fake server in this test's loop.
+processes (tests/fixtures/serve.py), the voice provider a fake server in this test's loop.
 
 - 50 concurrent duplicates of one command, sent to both, make one provider call;
 - a per-user limit holds across both (Redis's sliding window);
@@ -29,12 +29,12 @@ from lisan.commands.models import DONE, IdempotencyRecord
 from lisan.core.types import utcnow
 from lisan.deletion.models import DeletionJob
 from lisan.telemetry.models import CommandEvent
-from tests.commands.route_support import raw_body
-from tests.commands.support import command_body, grant
-from tests.factories import Device, register
-from tests.fakes.openai_server import DEFAULT_PLAN, Answer, FakeOpenAI
-from tests.faults.harness import LisanServer, lisan_serve, serve_env
-from tests.network import closed_port
+from lisan.testing.openai_script import DEFAULT_PLAN, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import command_body, raw_body
+from tests.fixtures.devices import Device, grant, register
+from tests.fixtures.network import closed_port
+from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 pytestmark = pytest.mark.postgres_only
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.faults.harness import lisan_serve, serve_env
-from tests.network import closed_port
+from tests.fixtures.network import closed_port
+from tests.fixtures.serve import lisan_serve, serve_env
 
 REQUESTS = 60
 HEALTH_ANSWERED = (

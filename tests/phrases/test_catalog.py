@@ -10,7 +10,7 @@ from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
 from lisan.phrases.service import phrase
-from tests.contract import contract
+from tests.fixtures.contract import contract
 
 ETHIOPIC = range(0x1200, 0x1380)  # U+1200..U+137F, letters and Ethiopic punctuation
 # Besides Ethiopic: what a spoken line may hold (space, question mark, Amharic quotes).

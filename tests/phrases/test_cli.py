@@ -11,7 +11,7 @@ import pytest
 from lisan.core.locale import Locale
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
-from tests.cli import LISAN, clean_env
+from tests.fixtures.cli import LISAN, clean_env
 
 
 def export(cwd: Path, *args: str, **env: str) -> subprocess.CompletedProcess[bytes]:

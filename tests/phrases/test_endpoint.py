@@ -13,10 +13,10 @@ from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
-from tests.auth.support import assert_retry_after
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import register
+from tests.fixtures.answers import assert_retry_after
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
 
 PHRASES = "/v1/phrases"
 

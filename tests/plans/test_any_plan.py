@@ -21,7 +21,7 @@ from lisan.plans.words import is_generic_answer, is_message, reads_destructive
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.packages import is_package_name
 from lisan.screen.viewtree import TAKES_CLICKS, ViewTree
-from tests.plans.builders import APP, NODES, OTHER_APP, REASONS, UNGRANTED, Json
+from tests.fixtures.rules import APP, NODES, OTHER_APP, REASONS, UNGRANTED, Json
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),

@@ -12,10 +12,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.plans.rules import required_packages
-from tests.commands import route_support as sent
-from tests.commands.support import GMAIL, TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import (
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import GMAIL, TELEGRAM
+from tests.fixtures.plans import ACCEPTED, BANK, BANK_SCREEN, CHAT_SCREEN, ROW_WITH_ICON, run_cases
+from tests.fixtures.rules import (
     APP,
     GRANTED,
     OTHER_APP,
@@ -26,7 +27,6 @@ from tests.plans.builders import (
     step,
     validated,
 )
-from tests.plans.routes import ACCEPTED, BANK, BANK_SCREEN, CHAT_SCREEN, ROW_WITH_ICON, run_cases
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lisan.plans.rules import SafePlan, SafeStep
-from tests.plans.builders import APP, plan, step, validated
+from tests.fixtures.rules import APP, plan, step, validated
 
 
 @pytest.mark.parametrize(

@@ -11,11 +11,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.plans.words import DESTRUCTIVE_AMHARIC, DESTRUCTIVE_ENGLISH, reads_destructive
-from tests.commands import route_support as sent
-from tests.commands.support import TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import Json
-from tests.plans.routes import CONFIRM, run_cases
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import CONFIRM, run_cases
+from tests.fixtures.rules import Json
 
 
 @pytest.mark.parametrize(

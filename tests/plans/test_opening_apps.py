@@ -11,10 +11,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.screen.packages import is_package_name, names_package
-from tests.commands import route_support as sent
-from tests.commands.support import GMAIL, TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import (
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import GMAIL, TELEGRAM
+from tests.fixtures.plans import BANK, run_cases
+from tests.fixtures.rules import (
     APP,
     GRANTED,
     OTHER_APP,
@@ -25,7 +26,6 @@ from tests.plans.builders import (
     step,
     validated,
 )
-from tests.plans.routes import BANK, run_cases
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.plans.builders import UNGRANTED, Json, plan, rejection, step, without
+from tests.fixtures.rules import UNGRANTED, Json, plan, rejection, step, without
 
 
 @pytest.mark.parametrize(

@@ -20,10 +20,10 @@ from lisan.plans.question import MAX_QUOTED_CHARS, confirmation_question, quotab
 from lisan.plans.rules import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.viewtree import parse_view_tree
-from tests.commands import route_support as sent
-from tests.commands.support import TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.routes import HOSTILE_SCREEN, run_cases
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import HOSTILE_SCREEN, run_cases
 
 APP = "com.example.chat"
 

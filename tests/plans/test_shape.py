@@ -10,7 +10,7 @@ import copy
 import pytest
 
 from lisan.plans.rules import MAX_STEPS, SafePlan, SafeStep
-from tests.plans.builders import APP, Json, plan, rejection, step, validated, without
+from tests.fixtures.rules import APP, Json, plan, rejection, step, validated, without
 
 
 def test_a_valid_plan_becomes_a_safe_plan() -> None:

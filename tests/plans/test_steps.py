@@ -11,11 +11,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.screen.actions import ACTION_TYPES
-from tests.commands import route_support as sent
-from tests.commands.support import TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import Json, plan, rejection, step, validated, without
-from tests.plans.routes import ACCEPTED, ROW_WITH_ICON, Case, run_cases
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import ACCEPTED, ROW_WITH_ICON, Case, run_cases
+from tests.fixtures.rules import Json, plan, rejection, step, validated, without
 
 
 @pytest.mark.parametrize(

@@ -13,11 +13,11 @@ import pytest
 from lisan.core.settings import Settings
 from lisan.plans.rules import PlanRejected
 from lisan.screen.viewtree import ViewTree
-from tests.commands import route_support as sent
-from tests.commands.support import TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import Json, plan, rejection, step, validated, without
-from tests.plans.routes import CHAT_SCREEN, CONFIRM, ROW_WITH_ICON, run_cases
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import CHAT_SCREEN, CONFIRM, ROW_WITH_ICON, run_cases
+from tests.fixtures.rules import Json, plan, rejection, step, validated, without
 
 
 @pytest.mark.parametrize("target", ["n99", "", "N2", " n2", "n2 ", "[n2]", 2, ["n2"], {"id": "n2"}])

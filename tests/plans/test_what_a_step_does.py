@@ -11,11 +11,11 @@ import pytest
 
 from lisan.core.settings import Settings
 from lisan.screen.viewtree import ViewTree
-from tests.commands import route_support as sent
-from tests.commands.support import TELEGRAM
-from tests.fakes.openai_server import FakeOpenAI
-from tests.plans.builders import plan, step, validated
-from tests.plans.routes import ACCEPTED, CHAT_SCREEN, CONFIRM, run_cases
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures import commands as sent
+from tests.fixtures.devices import TELEGRAM
+from tests.fixtures.plans import ACCEPTED, CHAT_SCREEN, CONFIRM, run_cases
+from tests.fixtures.rules import plan, step, validated
 
 
 def test_a_destructive_child_makes_its_clickable_parent_destructive() -> None:

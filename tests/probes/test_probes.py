@@ -12,8 +12,8 @@ from asgi_lifespan import LifespanManager
 from lisan.app import create_app
 from lisan.core.settings import Settings
 from lisan.probes import service as probes
-from tests.conftest import client_for
-from tests.queries import count_statements
+from tests.fixtures.app import client_for
+from tests.fixtures.statements import count_statements
 
 # Nothing listens on port 1: a PostgreSQL or Redis "that is not running".
 DOWN_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:1/lisan"

@@ -25,9 +25,10 @@ from lisan.providers.base import (
 )
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
-from tests.fakes.openai_server import Answer, FakeOpenAI
-from tests.faults.harness import PrivateRedis
-from tests.providers.conftest import PCM, MakeProvider
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.private_servers import PrivateRedis
+from tests.fixtures.provider import PCM, MakeProvider
 
 DOWN_REDIS = "redis://127.0.0.1:1/15"
 

@@ -16,9 +16,13 @@ from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ServiceAtCapacity, Transcript
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
-from tests.commands.support import command_app, command_body, ready_device, send
-from tests.fakes.openai_server import DEFAULT_TRANSCRIPTION, Answer, FakeOpenAI
-from tests.providers.conftest import PCM, MakeProvider
+from lisan.testing.openai_script import DEFAULT_TRANSCRIPTION, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import app_with as command_app
+from tests.fixtures.commands import command as send
+from tests.fixtures.commands import command_body
+from tests.fixtures.devices import ready_device
+from tests.fixtures.provider import PCM, MakeProvider
 
 
 async def transcribe(provider: OpenAIProvider) -> Transcript | ServiceAtCapacity:

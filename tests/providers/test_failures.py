@@ -23,9 +23,10 @@ from lisan.providers.base import (
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.providers.openai.errors import ERROR_EXCERPT_CHARS
-from tests.fakes.openai_server import Answer, Endpoint, FakeOpenAI, chat_completion
-from tests.network import closed_port
-from tests.providers.conftest import API_KEY, PCM, MakeProvider
+from lisan.testing.openai_script import Answer, Endpoint, chat_completion
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.network import closed_port
+from tests.fixtures.provider import API_KEY, PCM, MakeProvider
 
 Call = Callable[[OpenAIProvider], Awaitable[Any]]
 

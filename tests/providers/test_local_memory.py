@@ -18,7 +18,7 @@ from lisan.providers.local.phones import CACHED_READINGS, Pronouncer
 from lisan.providers.local.pool import DecoderPool, Memory, Request, worker_memory
 from lisan.providers.local.provider import request_for
 from lisan.providers.local.recognizer import CHECKED_WORDS, Recognizer
-from tests.audio import padded, spoken
+from lisan.testing.speech import padded, spoken
 
 CHAT = "org.telegram.messenger"
 TERM = "Zorblatt"  # a contact name no dictionary knows: only a request could teach it

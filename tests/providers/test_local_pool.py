@@ -16,7 +16,7 @@ from lisan.providers.local.confidence import Evidence, confidence
 from lisan.providers.local.pool import DecoderPool, PoolFull, hear_in_worker
 from lisan.providers.local.provider import BUSY, request_for
 from lisan.providers.local.recognizer import Heard
-from tests.audio import padded, spoken
+from lisan.testing.speech import padded, spoken
 
 
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:

@@ -18,7 +18,7 @@ from lisan.providers.local.pool import hear_in_worker
 from lisan.providers.local.provider import request_for
 from lisan.providers.local.vocabulary import ENGLISH_VERBS
 from lisan.say import speak
-from tests.audio import padded, spoken
+from lisan.testing.speech import padded, spoken
 
 TELEGRAM, CONTACTS = "org.telegram.messenger", "com.android.contacts"
 LAUNCHER = "com.android.launcher"

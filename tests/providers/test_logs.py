@@ -7,8 +7,9 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderError, Screen
-from tests.fakes.openai_server import Answer, FakeOpenAI, chat_completion
-from tests.providers.conftest import API_KEY, PCM, MakeProvider
+from lisan.testing.openai_script import Answer, chat_completion
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.provider import API_KEY, PCM, MakeProvider
 
 TRANSCRIPT = "Kebede transcript words"
 VOCABULARY = ["Zemzemhotel", "Tiruneshterm"]

@@ -8,8 +8,9 @@ from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Screen
 from lisan.providers.openai.planning import PLAN_SCHEMA
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_END, SCREEN_LABEL, SYSTEM_PROMPT
-from tests.fakes.openai_server import DEFAULT_PLAN, Answer, FakeOpenAI
-from tests.providers.conftest import PCM, MakeProvider
+from lisan.testing.openai_script import DEFAULT_PLAN, Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.provider import PCM, MakeProvider
 
 TREE = """\
 [n1] FrameLayout

@@ -18,10 +18,11 @@ from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderBadAnswer
 from lisan.providers.openai.transcription import segment_confidence, segments_from, transcript_from
-from tests.commands.route_support import app_with, command
-from tests.commands.support import command_body, ready_device
-from tests.fakes.openai_server import Answer, FakeOpenAI
-from tests.providers.conftest import PCM, MakeProvider
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import app_with, command, command_body
+from tests.fixtures.devices import ready_device
+from tests.fixtures.provider import PCM, MakeProvider
 
 FIXTURES = Path(__file__).parent / "fixtures" / "faster_whisper_server"
 NOTHING_EXPECTED = Expected([], None, [])

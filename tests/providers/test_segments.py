@@ -20,8 +20,9 @@ from lisan.providers.openai.transcription import (
     segments_from,
     transcript_from,
 )
-from tests.fakes.openai_server import Answer, FakeOpenAI
-from tests.providers.conftest import PCM, MakeProvider
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.provider import PCM, MakeProvider
 
 NOTHING_EXPECTED = Expected([], None, [])
 

@@ -8,8 +8,9 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Transcript
-from tests.fakes.openai_server import Answer, FakeOpenAI
-from tests.providers.conftest import API_KEY, PCM, MakeProvider
+from lisan.testing.openai_script import Answer
+from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.provider import API_KEY, PCM, MakeProvider
 
 
 async def test_audio_goes_as_a_16khz_mono_16bit_wav(

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import uuid
 from typing import Any
 
 import httpx
 import pytest
-from sqlalchemy import insert, select
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
 from lisan.core.types import utcnow
 from lisan.telemetry.models import CommandEvent
-from lisan.telemetry.writer import TelemetryWriter
-from tests.contract import assert_matches_contract
-from tests.factories import Device, register
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, register
+from tests.fixtures.telemetry import flushed, rows
 
 EVENT: dict[str, Any] = {
     "outcome": "done",
@@ -25,25 +24,6 @@ EVENT: dict[str, Any] = {
     "confidence": 0.82,
     "stage_timings": {"capture": 900, "upload": 300, "execute": 600},
 }
-
-
-async def flushed(app: LisanApp, timeout_s: float = 10) -> TelemetryWriter:
-    """Wait until the writer has dealt with everything it accepted."""
-    writer: TelemetryWriter = app.services.telemetry
-    stats = writer.stats
-    async with asyncio.timeout(timeout_s):
-        # Polling the writer's counters from outside, as a test must.
-        while writer.pending or (  # noqa: ASYNC110
-            stats.stored + stats.dropped_foreign + stats.dropped_invalid + stats.dropped_overflow
-            < stats.accepted
-        ):
-            await asyncio.sleep(0.02)
-    return writer
-
-
-async def rows(engine: AsyncEngine) -> list[Any]:
-    async with engine.connect() as connection:
-        return list(await connection.execute(select(CommandEvent)))
 
 
 async def post(client: httpx.AsyncClient, device: Device, body: Any) -> httpx.Response:

@@ -8,9 +8,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
 from lisan.telemetry.schemas import MAX_MILLISECONDS
-from tests.contract import assert_matches_contract, contract
-from tests.factories import register
-from tests.telemetry.test_events import flushed, rows
+from tests.fixtures.contract import assert_matches_contract, contract
+from tests.fixtures.devices import register
+from tests.fixtures.telemetry import flushed, rows
 
 
 async def test_integers_written_with_a_zero_fraction_are_integers(

@@ -22,8 +22,8 @@ from lisan.core.settings import Settings
 from lisan.telemetry.models import CommandEvent
 from lisan.telemetry.schemas import CommandOutcome, TelemetryEvent
 from lisan.telemetry.writer import CLOSE_TIMEOUT_S, TelemetryWriter
-from tests.conftest import client_for
-from tests.factories import register
+from tests.fixtures.app import client_for
+from tests.fixtures.devices import register
 
 EVENT = TelemetryEvent(outcome=CommandOutcome.DONE, duration_ms=5, stage_timings={"a": 1})
 
@@ -187,7 +187,7 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
     """Issue 13: 13 events were lost at SIGTERM and the log said 3: the batch being retried was
     not counted. Every event is stored or counted as lost, within the flush bound."""
     from lisan.core.database import create_engine, create_session_factory
-    from tests.network import closed_port
+    from tests.fixtures.network import closed_port
 
     engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/none")
     writer = TelemetryWriter(create_session_factory(engine))

@@ -13,9 +13,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.app import create_app
 from lisan.core.settings import Settings
 from lisan.users.models import User
-from tests.auth.support import assert_retry_after, call, user_row
-from tests.conftest import client_for
-from tests.factories import register
+from tests.fixtures.accounts import user_row
+from tests.fixtures.answers import assert_retry_after
+from tests.fixtures.app import client_for
+from tests.fixtures.devices import register
+from tests.fixtures.sessions import call
 
 WAKE_WORDS = {"am-ET": "ሰላም ሊሳን", "en-US": "Hey Lisan"}
 

@@ -20,10 +20,11 @@ from hypothesis import strategies as st
 from lisan.app import create_app
 from lisan.core import tokens
 from lisan.core.settings import Settings
-from tests.auth.support import assert_unauthenticated, auth_headers, forge, token_body
-from tests.conftest import client_for
-from tests.contract import assert_matches_contract
-from tests.factories import register
+from tests.fixtures.answers import assert_unauthenticated
+from tests.fixtures.app import client_for
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import register
+from tests.fixtures.sessions import auth_headers, forge, token_body
 
 # Printable ASCII without CR/LF: always a valid header value.
 HEADER_TEXT = st.text(

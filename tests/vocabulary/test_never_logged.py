@@ -7,8 +7,8 @@ import logging
 import httpx
 import pytest
 
-from tests.factories import register
-from tests.vocabulary.support import VOCABULARY, create, created, listed, patch, remove
+from tests.fixtures.devices import register
+from tests.fixtures.vocabulary import VOCABULARY, create, created, listed, patch, remove
 
 # Distinctive spellings that nothing else in a log could contain.
 TERM = "Zenebech-Q7xw"

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.auth.support import assert_retry_after
-from tests.factories import register
-from tests.vocabulary.support import (
+from tests.fixtures.answers import assert_retry_after
+from tests.fixtures.devices import register
+from tests.fixtures.vocabulary import (
     create,
     created,
     fill,

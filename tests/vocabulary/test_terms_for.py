@@ -9,8 +9,8 @@ import httpx
 from lisan.app import LisanApp
 from lisan.core.database import unit_of_work
 from lisan.vocabulary.service import terms_for
-from tests.factories import register
-from tests.vocabulary.support import created, patch
+from tests.fixtures.devices import register
+from tests.fixtures.vocabulary import created, patch
 
 
 async def bias_list(app: LisanApp, user_id: uuid.UUID) -> list[str]:

@@ -10,9 +10,9 @@ import httpx
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from tests.contract import assert_matches_contract
-from tests.factories import Device, register
-from tests.vocabulary.support import (
+from tests.fixtures.contract import assert_matches_contract
+from tests.fixtures.devices import Device, register
+from tests.fixtures.vocabulary import (
     VOCABULARY,
     create,
     created,

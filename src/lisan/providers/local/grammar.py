@@ -15,7 +15,6 @@ Amharic (Ge'ez words, Amharic word order, the verb last): <app>[ን] ክፈት; 
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -89,9 +88,26 @@ def slots(expected: Expected, language: Locale) -> Slots:
     )
 
 
-def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Grammar:
+# English speech that is no command finds a better path through a loop of single phones than
+# through any command, once that loop's entry costs GARBAGE_WEIGHT: the decoder then answers
+# with garbage words, and the command is REPROMPTed. Measured with bench/offline.py: real
+# people's single words refused 48% -> 92%, but espeak-ng's female English voice loses 17% of
+# its real commands to the loop (the male voice 4%). From 1e-28 down the decoder prunes the
+# loop away; 1e-24 and 1e-26 measured the same. Not in Amharic, whose commands the English
+# phones fit so loosely that the loop wins them too.
+GARBAGE_WEIGHT = "1e-26"
+
+
+def build(
+    expected: Expected,
+    language: Locale,
+    pronouncer: Pronouncer,
+    *,
+    garbage_weight: str = GARBAGE_WEIGHT,
+) -> Grammar:
     """The request's grammar. A phrase with a word nothing can pronounce is left out: the
-    decoder refuses a grammar with a word it cannot say."""
+    decoder refuses a grammar with a word it cannot say. `garbage_weight`: the English garbage
+    loop's prior (a bench measures others; "off" leaves the loop out)."""
     filled = slots(expected, language)
     slot_words = {word for phrase in filled.labels + filled.apps + filled.names for word in phrase}
     # Names get a phonetic reading too; in Amharic, so does every word in Latin letters, which
@@ -106,7 +122,7 @@ def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Gramm
     readings.update(_pronounce(template_words, set(), pronouncer, phonetic=False))
     unsupported_dictation = dictation = None
     if language is Locale.EN_US:
-        rules = _with_garbage(rules)
+        rules = _with_garbage(rules, garbage_weight)
         readings.update({word: [phone] for word, phone in GARBAGE_WORDS.items()})
         dictation = _english_dictation() if _has_field(expected) else None
     elif _has_field(expected):
@@ -117,27 +133,19 @@ def build(expected: Expected, language: Locale, pronouncer: Pronouncer) -> Gramm
     return Grammar(jsgf, readings, unsupported_dictation, dictation)
 
 
-# English speech that is no command finds a better path through a loop of single phones than
-# through any command, once that loop's entry costs GARBAGE_WEIGHT: the decoder then answers
-# with garbage words, and the command is REPROMPTed. Measured with bench/offline.py: real
-# people's single words refused 48% -> 92%, but espeak-ng's female English voice loses 17% of
-# its real commands to the loop (the male voice 4%). From 1e-28 down the decoder prunes the
-# loop away; 1e-24 and 1e-26 measured the same. Not in Amharic, whose commands the English
-# phones fit so loosely that the loop wins them too.
-GARBAGE_WEIGHT = os.environ.get("LISAN_BENCH_GARBAGE_WEIGHT", "1e-26")
 GARBAGE_PREFIX = "g_"
 GARBAGE_WORDS = {GARBAGE_PREFIX + phone.lower(): phone for phone in MODEL_PHONES}
 
 
-def _with_garbage(rules: list[str]) -> list[str]:
-    """The garbage loop as the command grammar's competitor (unless GARBAGE_WEIGHT is "off")."""
-    if GARBAGE_WEIGHT == "off":
+def _with_garbage(rules: list[str], weight: str) -> list[str]:
+    """The garbage loop as the command grammar's competitor, at `weight` (none when "off")."""
+    if weight == "off":
         return rules
     public, *others = rules
     head, body = public.rstrip(";").split(" = ", 1)
     loop = " | ".join(GARBAGE_WORDS)
     return [
-        f"{head} = /1/ ( {body} ) | /{GARBAGE_WEIGHT}/ <garbage>;",
+        f"{head} = /1/ ( {body} ) | /{weight}/ <garbage>;",
         *others,
         f"<garbage> = ( {loop} )+;",
     ]

@@ -5,10 +5,10 @@ prefix), records what it received and answers from a per-endpoint script: queued
 first, then the endpoint's default. An answer may be JSON with any status and headers, a
 non-JSON body, a delay, or a dropped connection.
 
-In tests: the `fake_openai` fixture. For the bench, a separate process answering every call
-with the defaults after a delay:
+In tests: the `fake_openai` fixture. For the bench, a separate
+process answering every call with the defaults after a delay:
 
-    python -m tests.fakes.openai_server --port 9100 --delay 0.3
+    python -m lisan.testing.openai_server --port 9100 --delay 0.3
 
 With `transcribe_upstream` set (`bench.interop`), transcriptions are forwarded to a real
 server and its answers recorded (`Endpoint.answers`), while planning stays the fake's.
@@ -19,150 +19,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import email
-import email.message
 import json
 import socket
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, MutableMapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from typing import Any
 
-import pytest
 import uvicorn
+
+from lisan.testing.openai_script import (
+    DEFAULT_PLAN,
+    DEFAULT_TRANSCRIPTION,
+    Answer,
+    ChatRequest,
+    Endpoint,
+    TranscriptionRequest,
+    transcription_request,
+)
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-DEFAULT_TRANSCRIPTION: dict[str, Any] = {
-    "text": "open telegram",
-    "logprobs": [
-        {"token": "open", "logprob": -0.05, "bytes": [111, 112, 101, 110]},
-        {"token": " telegram", "logprob": -0.15, "bytes": [32, 116, 101, 108]},
-    ],
-}
-DEFAULT_PLAN: dict[str, Any] = {
-    "package_name": "org.telegram.messenger",
-    "steps": [
-        {
-            "action_type": "OPEN_APP",
-            "target_node_id": None,
-            "payload": "telegram",
-            "is_destructive": False,
-        }
-    ],
-    "needs_confirmation": False,
-    "speech_response_text": None,
-}
-
-
-def chat_completion(content: Any) -> dict[str, Any]:
-    """A chat completion envelope around `content` (normally the plan as a JSON string)."""
-    return {
-        "id": "chatcmpl-fake",
-        "object": "chat.completion",
-        "choices": [
-            {
-                "index": 0,
-                "message": {"role": "assistant", "content": content},
-                "finish_reason": "stop",
-            }
-        ],
-    }
-
-
-@dataclass(frozen=True)
-class Answer:
-    status: int = 200
-    body: Any = None  # answered as JSON unless `raw` is set
-    raw: bytes | None = None
-    headers: Mapping[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-    drop: bool = False  # send the status line, then close the connection mid-answer
-
-    @classmethod
-    def json(
-        cls,
-        body: Any,
-        status: int = 200,
-        *,
-        headers: Mapping[str, str] | None = None,
-        delay_s: float = 0.0,
-    ) -> Answer:
-        return cls(status=status, body=body, headers=headers or {}, delay_s=delay_s)
-
-    @classmethod
-    def error(cls, status: int, *, headers: Mapping[str, str] | None = None) -> Answer:
-        return cls.json({"error": {"message": "fake provider error"}}, status, headers=headers)
-
-    @classmethod
-    def plan(cls, plan: Any, *, delay_s: float = 0.0) -> Answer:
-        """A chat completion whose content is `plan` serialised as JSON."""
-        return cls.json(chat_completion(json.dumps(plan)), delay_s=delay_s)
-
-    @classmethod
-    def content(cls, content: Any) -> Answer:
-        """A chat completion with exactly this `message.content` (any JSON value)."""
-        return cls.json(chat_completion(content))
-
-    @classmethod
-    def malformed(cls, status: int = 200) -> Answer:
-        return cls(status=status, raw=b"<html>this is not JSON")
-
-    @classmethod
-    def dropped(cls) -> Answer:
-        return cls(drop=True)
-
-
-@dataclass(frozen=True)
-class TranscriptionRequest:
-    path: str
-    file: bytes | None
-    filename: str | None
-    file_content_type: str | None
-    fields: dict[str, list[str]]
-    headers: dict[str, str]
-
-    def field(self, name: str) -> str | None:
-        values = self.fields.get(name)
-        return values[0] if values else None
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    path: str
-    raw: bytes
-    body: Any
-    headers: dict[str, str]
-
-    @property
-    def messages(self) -> list[dict[str, Any]]:
-        return list(self.body["messages"])
-
-
-R = TypeVar("R")
-
-
-class Endpoint(Generic[R]):
-    """One route's script and recording: `then(...)` queues answers, `default` answers after."""
-
-    def __init__(self, default: Answer) -> None:
-        self.default = default
-        self.queue: deque[Answer] = deque()
-        self.requests: list[R] = []
-        self.answers: list[tuple[int, bytes]] = []  # an upstream's answers, when forwarded
-        self.calls = 0
-
-    def then(self, *answers: Answer) -> None:
-        self.queue.extend(answers)
-
-    def next_answer(self) -> Answer:
-        return self.queue.popleft() if self.queue else self.default
-
-    @property
-    def last(self) -> R:
-        return self.requests[-1]
 
 
 class FakeOpenAI:
@@ -205,7 +81,7 @@ class FakeOpenAI:
     def _on_transcription(self, path: str, body: bytes, headers: dict[str, str]) -> Answer:
         self.transcriptions.calls += 1
         if self.record:
-            self.transcriptions.requests.append(_transcription_request(path, body, headers))
+            self.transcriptions.requests.append(transcription_request(path, body, headers))
         return self.transcriptions.next_answer()
 
     def _on_completion(self, path: str, body: bytes, headers: dict[str, str]) -> Answer:
@@ -284,18 +160,6 @@ class _InLoopServer(uvicorn.Server):
             await asyncio.sleep(0.01)
 
 
-@pytest.fixture
-async def fake_openai() -> AsyncIterator[FakeOpenAI]:
-    """A fake OpenAI-compatible server on a free local port: `.base_url`, `.transcriptions`
-    and `.completions` (each with `then(...)`, `default`, `requests`, `calls`)."""
-    fake = FakeOpenAI()
-    await fake.start()
-    try:
-        yield fake
-    finally:
-        await fake.stop()
-
-
 async def _read_body(receive: Receive) -> bytes:
     chunks: list[bytes] = []
     while True:
@@ -314,34 +178,6 @@ def _start(status: int, headers: Mapping[str, str]) -> dict[str, Any]:
         "status": status,
         "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()],
     }
-
-
-def _transcription_request(path: str, body: bytes, headers: dict[str, str]) -> TranscriptionRequest:
-    fields: dict[str, list[str]] = {}
-    file: bytes | None = None
-    filename = file_content_type = None
-    for part_headers, content in _multipart_parts(headers.get("content-type", ""), body):
-        name = part_headers.get_param("name", header="content-disposition")
-        if name == "file":
-            file, filename = content, part_headers.get_filename()
-            file_content_type = part_headers.get_content_type()
-        elif isinstance(name, str):
-            fields.setdefault(name, []).append(content.decode())
-    return TranscriptionRequest(path, file, filename, file_content_type, fields, headers)
-
-
-def _multipart_parts(
-    content_type: str, body: bytes
-) -> Iterator[tuple[email.message.Message, bytes]]:
-    """multipart/form-data parts, byte-exact (the file is binary audio)."""
-    boundary = email.message_from_string(f"Content-Type: {content_type}\n\n").get_boundary()
-    if not boundary:
-        return
-    for section in (b"\r\n" + body).split(b"\r\n--" + boundary.encode())[1:]:
-        if section.startswith(b"--"):
-            break
-        head, _, content = section.removeprefix(b"\r\n").partition(b"\r\n\r\n")
-        yield email.message_from_bytes(head + b"\r\n\r\n"), content
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,5 +1,6 @@
-"""Real speech for the tests, made the way the issue asks: espeak-ng speaks, sox converts to
-16 kHz mono 16-bit PCM. Cached per test session."""
+"""Real speech for tests and benchmarks: espeak-ng speaks, sox converts to 16 kHz mono 16-bit
+PCM (`lisan.say.speak`), cached per process; and the padding, silence and encodings a command
+body needs."""
 
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from lisan.core.locale import Locale
 from lisan.core.wav import SAMPLE_RATE
 from lisan.say import VOICES, speak
 
+BYTES_PER_SAMPLE = 2
+
 
 @cache
 def spoken(text: str, language: str = "en-US") -> bytes:
@@ -21,12 +24,12 @@ def spoken(text: str, language: str = "en-US") -> bytes:
 
 def padded(pcm: bytes, seconds: float) -> bytes:
     """`pcm` followed by silence up to `seconds` (or cut to it)."""
-    wanted = int(seconds * SAMPLE_RATE) * 2
+    wanted = int(seconds * SAMPLE_RATE) * BYTES_PER_SAMPLE
     return (pcm + b"\0" * max(0, wanted - len(pcm)))[:wanted]
 
 
 def silence(seconds: float) -> bytes:
-    return b"\0" * (int(seconds * SAMPLE_RATE) * 2)
+    return b"\0" * (int(seconds * SAMPLE_RATE) * BYTES_PER_SAMPLE)
 
 
 def hum(seconds: float, amplitude: int = 40) -> bytes:
@@ -41,4 +44,4 @@ def b64(pcm: bytes) -> str:
 
 
 def duration_ms(pcm: bytes) -> int:
-    return len(pcm) // 32
+    return len(pcm) * 1000 // (SAMPLE_RATE * BYTES_PER_SAMPLE)

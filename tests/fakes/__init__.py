@@ -1,1 +1,0 @@
-"""Fakes of the services Lisan talks to, served for real (tests and the bench)."""
