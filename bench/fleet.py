@@ -1,4 +1,4 @@
-"""A phone fleet's day, compressed (issue 21): a mixed load on PostgreSQL-backed Lisan with Redis,
+"""A phone fleet's day, compressed: a mixed load on PostgreSQL-backed Lisan with Redis,
 measured from the phones' side and from the service's own /metrics.
 
     .venv/bin/python -m bench.fleet [--seconds 60] [--phones 50] [--seed 21] [--offline]

@@ -151,8 +151,8 @@ async def test_users_suspend_alone_cannot_read(
 async def test_a_reissued_name_is_a_new_credential_and_the_old_keeps_its_history(
     app: LisanApp, client: httpx.AsyncClient, device: Device, admin_engine: AsyncEngine
 ) -> None:
-    """Issue 13: re-issuing a revoked name overwrote the old credential's row (its id, dates
-    and so the audit rows that name it)."""
+    """Re-issuing a revoked name makes a new credential: the old row (its id, its dates and so
+    the audit rows that name it) stays as it was."""
     old = await admin_token(app, Permission.USERS_READ, name="ops")
     old_call = await client.get(user_path(device.user_id), headers=bearer(old))
     async with unit_of_work(app.services.resources.sessions) as session:

@@ -55,7 +55,7 @@ async def test_the_call_past_the_limit_is_429_with_retry_after_and_writes_no_aud
     retry_after = responses[2].headers["retry-after"]
     assert retry_after.isdigit()
     assert int(retry_after) >= 1
-    # Refused before any database write: the access log is its record (issue 13).
+    # Refused before any database write: the access log is its record.
     rows = await audit_rows(admin_engine)
     assert [(row.outcome, row.admin_name) for row in rows] == [("ok", "busy")] * 2
     assert responses[2].headers["x-request-id"] not in {row.request_id for row in rows}

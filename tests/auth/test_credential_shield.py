@@ -1,4 +1,4 @@
-"""A per-client-IP limit in front of every credential look-up (issue 13: forged but
+"""A per-client-IP limit in front of every credential look-up (forged but
 well-formed tokens and unknown admin credentials each cost a query, with nothing in front)."""
 
 from __future__ import annotations

@@ -125,7 +125,7 @@ async def test_an_unknown_user_exits_1_with_one_line(
         ["--status", "ACTIVE", "--renews-at", "2026-13-01T00:00:00Z"],
         ["--status", "ACTIVE", "--quota", "-1"],
         ["--status", "ACTIVE", "--quota", "ten"],
-        # Issue 13: values the database or the cycle arithmetic cannot hold.
+        # Values the database or the cycle arithmetic cannot hold.
         ["--status", "ACTIVE", "--quota", "2147483648"],
         ["--status", "ACTIVE", "--renews-at", "0001-01-01T00:00:00Z"],
         ["--status", "ACTIVE", "--renews-at", "9999-12-31T23:59:59Z"],

@@ -93,7 +93,7 @@ def test_one_month_before(moment: datetime, expected: datetime) -> None:
 def test_a_far_renewal_counts_the_monthly_cycle_that_holds_now(
     renews_at: datetime, now: datetime, start: datetime, end: datetime
 ) -> None:
-    """Issue 13: a renewal more than a month away never counted usage, so a quota never bound."""
+    """A renewal more than a month away still counts usage in monthly periods: a quota binds."""
     assert billing_period(renews_at, now) == (start, end)
 
 

@@ -220,7 +220,7 @@ def test_a_failed_command_is_recorded_with_the_status_it_was_answered() -> None:
 SECRET_TRANSCRIPT = "send the quokka password now"
 VOCABULARY = ("Tiruworkterm", "Zemzemhotel")
 PROVIDER_DETAIL = "provider-internal-detail-xyzzy"
-# An error answer's message: logged as a bounded excerpt for the operator (issue 22), never in
+# An error answer's message: logged as a bounded excerpt for the operator, never in
 # an answer to the phone; the rest of the error answer (here our key) never anywhere.
 ERROR_MESSAGE = "provider-error-message-plugh"
 

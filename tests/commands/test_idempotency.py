@@ -314,8 +314,8 @@ async def test_a_key_past_its_24_hours_is_free_again(
 async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     app: LisanApp, client: httpx.AsyncClient
 ) -> None:
-    """Issue 13: the lease had no owner, so after a takeover the first holder's finish or
-    release still applied (its answer replaced the new owner's, or it gave the key away)."""
+    """A lease has an owner: after a takeover the first holder's finish or release changes
+    nothing (its answer never replaces the new owner's, nor gives the key away)."""
     device = await register(client)
     engine = app.services.resources.write_engine
     key, digest = uuid.uuid4(), idempotency.body_hash(b"command")

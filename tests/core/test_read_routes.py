@@ -1,6 +1,6 @@
-"""On SQLite a route that only reads never takes the write lock (issue 13: GET /v1/app-grants,
-/v1/vocabulary and /v1/billing/entitlement began with BEGIN IMMEDIATE and waited behind any
-writer, up to 5 s and then a 503)."""
+"""On SQLite a route that only reads never takes the write lock (GET /v1/app-grants,
+/v1/vocabulary and /v1/billing/entitlement never begin with BEGIN IMMEDIATE, so never wait
+behind a writer)."""
 
 from __future__ import annotations
 

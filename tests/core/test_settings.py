@@ -49,7 +49,7 @@ def test_environment_overrides(monkeypatch: pytest.MonkeyPatch) -> None:
         ("LISAN_PLAN_TIMEOUT_S", "inf"),
         ("LISAN_CONFIDENCE_THRESHOLD", "1.5"),
         ("LISAN_SESSION_TTL_S", "abc"),
-        # Upper bounds (issue 13): past them a value overflows date arithmetic or a timer.
+        # Upper bounds: past them a value overflows date arithmetic or a timer.
         ("LISAN_SESSION_TTL_S", "1000000000000"),
         ("LISAN_REFRESH_GRACE_S", "99999999999"),
         ("LISAN_TRANSCRIBE_TIMEOUT_S", "1e12"),

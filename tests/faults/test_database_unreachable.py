@@ -1,6 +1,5 @@
 """A PostgreSQL that cannot be reached: every request that needs it answers 503 with
-`Retry-After`, never a 500, and the log says so once per outage, not a traceback per request.
-(Issue 13: with PostgreSQL stopped, 3,195 requests got 500 and an 11 KB traceback each.)"""
+`Retry-After`, never a 500, and the log says so once per outage, not a traceback per request."""
 
 from __future__ import annotations
 

@@ -85,7 +85,7 @@ async def test_framework_documentation_routes_are_off(client: httpx.AsyncClient,
 async def test_ready_asks_the_database_once_however_many_ask(
     settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 13: /ready needs no credentials, so each call was a free query for anyone."""
+    """/ready needs no credentials, so its answer is cached: a call is no free query for anyone."""
     # The cache's age is set, not slept: 60 answers took over 0.5 s on a loaded machine.
     monkeypatch.setattr(probes, "READY_CACHE_S", 60.0)
     app = create_app(settings_factory())

@@ -319,7 +319,7 @@ async def _open_then_half_open(provider: OpenAIProvider, fake_openai: FakeOpenAI
 async def test_a_cancelled_probe_leaves_the_circuit_half_open(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    """Issue 13: a cancelled call counted as a success, and so closed a half-open circuit."""
+    """A cancelled call is no success: it never closes a half-open circuit."""
     provider = make_provider(ProviderBreaker(None, threshold=2, ttl_s=0.5))
     await _open_then_half_open(provider, fake_openai)
     await _cancel_a_slow_call(provider, fake_openai)
@@ -331,7 +331,7 @@ async def test_a_cancelled_probe_leaves_the_circuit_half_open(
 
 
 async def test_no_free_connection_of_our_own_is_not_a_provider_failure() -> None:
-    """Issue 13: a timeout waiting for our own connection pool counted as a provider failure."""
+    """A timeout waiting for our own connection pool is not a provider failure."""
     breaker = ProviderBreaker(None, threshold=1, ttl_s=30)
 
     async def at_capacity() -> str:
@@ -403,8 +403,8 @@ async def test_the_breaker_goes_back_to_redis_when_redis_returns(
     clean_redis: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Issue 13: after one Redis failure the breaker stayed in memory for good, so several
-    processes no longer shared it."""
+    """After a Redis failure the breaker goes back to Redis once it answers, so several processes
+    share it again."""
     monkeypatch.setattr(breaker_module, "REDIS_RETRY_AFTER_S", 0.3)
     breaker, peer = ProviderBreaker(clean_redis), ProviderBreaker(clean_redis)
     await breaker.start()
@@ -440,8 +440,8 @@ async def test_the_breaker_goes_back_to_redis_when_redis_returns(
 async def test_a_hung_redis_holds_no_call_past_its_bound(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, redis_url: str, tmp_path: Path
 ) -> None:
-    """Issue 13: calls queued behind each other on a frozen Redis (redis-py connects one
-    connection at a time); each now waits at most REDIS_TIMEOUT_S, and then none waits."""
+    """On a frozen Redis calls never queue behind each other (redis-py connects one connection at
+    a time): each waits at most REDIS_TIMEOUT_S, and then none waits."""
     frozen = PrivateRedis.create(tmp_path)
     frozen.start()
     breaker = ProviderBreaker(frozen.url)

@@ -15,7 +15,7 @@ TRANSCRIPT = "Kebede transcript words"
 VOCABULARY = ["Zemzemhotel", "Tiruneshterm"]
 TREE = '[n1] FrameLayout\n  [n2] TextView "Screenlabelsecret" {clickable}'
 PROVIDER_BODY = "providerbodysecret"  # in answers of 200: never logged
-# A 4xx/5xx answer's error message is logged as a bounded excerpt (issue 22): an operator must
+# A 4xx/5xx answer's error message is logged as a bounded excerpt: an operator must
 # tell "unknown model" from an outage.
 ERROR_MESSAGE = "providererrormessage"
 

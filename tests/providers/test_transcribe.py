@@ -120,8 +120,8 @@ async def test_confidence_never_exceeds_one(
 async def test_extreme_logprobs_are_a_zero_confidence_never_a_500(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, extreme: float
 ) -> None:
-    """Issue 13: two logprobs of -1e308 overflowed the mean (a 500). A probability that small
-    is zero: the confidence gate then REPROMPTs."""
+    """Extreme logprobs never overflow the mean (never a 500): a probability that small is zero,
+    and the confidence gate then REPROMPTs."""
     tokens = [{"token": "go", "logprob": extreme}, {"token": " home", "logprob": extreme}]
     fake_openai.transcriptions.then(Answer.json({"text": "go home", "logprobs": tokens}))
     transcript = await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))

@@ -191,7 +191,7 @@ async def test_events_hold_no_transcript_or_audio(
 
 @pytest.mark.parametrize("name", ["x" * 65, "", "stage name", "étape", "a\nb"])
 async def test_a_stage_name_is_short_and_plain(client: Any, name: str) -> None:
-    """Issue 13: stage names had no bound; each one sits in the buffer until written."""
+    """A stage name is bounded and plain: each one sits in the buffer until written."""
     device = await register(client)
     body = {"outcome": "done", "duration_ms": 5, "stage_timings": {name: 1}}
     response = await client.post("/v1/telemetry/events", json=body, headers=device.headers)

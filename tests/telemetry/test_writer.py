@@ -149,8 +149,8 @@ async def test_batches_land_whole(app: Any, admin_engine: AsyncEngine, events: i
 async def test_the_writer_survives_an_outage_in_the_middle_of_its_one_by_one_pass(
     client: Any, app: Any, admin_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 13: a batch the database refused went one event at a time, and an OperationalError
-    there escaped the loop: the writer died silently and events piled up."""
+    """A batch the database refuses is retried one event at a time, and a database failure there
+    never ends the writer: it lives on and the events do not pile up."""
     from sqlalchemy.exc import IntegrityError, OperationalError
 
     device = await register(client)
@@ -184,8 +184,8 @@ async def test_the_writer_survives_an_outage_in_the_middle_of_its_one_by_one_pas
 async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
     settings_factory: Callable[..., Settings],
 ) -> None:
-    """Issue 13: 13 events were lost at SIGTERM and the log said 3: the batch being retried was
-    not counted. Every event is stored or counted as lost, within the flush bound."""
+    """At SIGTERM every event is stored or counted as lost, within the flush bound, the batch being
+    retried included: the log's count of lost events is the true one."""
     from lisan.core.database import create_engine, create_session_factory
     from tests.fixtures.network import closed_port
 
@@ -204,7 +204,8 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
 
 
 def test_the_buffer_is_bounded_in_bytes() -> None:
-    """Issue 13: bounded by count only, 50,000 events of 16 long stage names reached ~800 MiB."""
+    """The buffer is bounded in bytes, not only in events: 16 long stage names an event cannot
+    grow it past its capacity."""
     writer = TelemetryWriter(None, capacity_bytes=20_000)  # type: ignore[arg-type]
     stages = {f"stage{i:02d}-" + "x" * 50: 1 for i in range(16)}
     event = TelemetryEvent(outcome=CommandOutcome.DONE, duration_ms=1, stage_timings=stages)
