@@ -53,7 +53,8 @@ from lisan import say
 from lisan.commands.audio import has_speech, is_loud
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.plans.rules import PlanRejected, validate_plan
+from lisan.plans.rules import validate_plan
+from lisan.plans.safe import PlanRejected
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local import planner
 from lisan.providers.local.confidence import Evidence

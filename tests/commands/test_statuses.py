@@ -17,6 +17,7 @@ from lisan.core.settings import Settings
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from lisan.testing.speech import hum, silence
+from tests.fixtures.app import lisan_app
 from tests.fixtures.cases import Cases
 from tests.fixtures.commands import (
     TRANSCRIPT,
@@ -345,7 +346,9 @@ async def test_a_plan_that_breaks_a_rule_is_rejected_and_never_reaches_the_phone
 async def test_twenty_steps_are_accepted(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
-    fake_openai.completions.then(Answer.plan(plan(*[step()] * 20)))
+    """A plan of twenty steps that stay on the screen sent (scrolls) is ACCEPTED: the bound is
+    twenty. (Twenty taps are not: after a tap that may navigate, the later ones are asked.)"""
+    fake_openai.completions.then(Answer.plan(plan(*[step("SCROLL", None, "down")] * 20)))
     body = await run_one(settings_factory, fake_openai)
     assert body["status"] == "ACCEPTED"
     assert len(body["action_plan"]["steps"]) == 20
@@ -403,3 +406,30 @@ async def test_refusals_are_final_answers_not_errors(
         response: httpx.Response = await command(client, device, command_body())
     assert response.status_code == 200
     assert set(response.json()) == {"command_id", "status", "reprompt_reason", "speak_code"}
+
+
+async def test_the_rules_run_before_the_record_opens_its_write_transaction(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The plan rules run outside any write transaction: while they read the plan, no write
+    connection is checked out (on SQLite the write lock is every process's), so a costly plan
+    never holds the other requests' writes."""
+    from lisan.commands import pipeline
+    from lisan.plans.rules import validate_plan as rules
+
+    held: list[int] = []
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        pool = lisan_app(client).services.resources.write_engine.sync_engine.pool
+
+        def watched(*args: Any, **kwargs: Any) -> Any:
+            held.append(pool.checkedout())  # type: ignore[attr-defined]
+            return rules(*args, **kwargs)
+
+        monkeypatch.setattr(pipeline, "validate_plan", watched)
+        device = await ready_device(client)
+        fake_openai.completions.then(Answer.plan(plan(step("SCROLL", None, "down"))))
+        body = (await command(client, device, command_body())).json()
+    assert body["status"] == "ACCEPTED"
+    assert held == [0]

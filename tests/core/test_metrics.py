@@ -95,9 +95,9 @@ def test_every_rejection_reason_of_the_safety_rules_is_a_label_value() -> None:
     import re
 
     from lisan.commands import answers
-    from lisan.plans import rules
+    from lisan.plans import places, rules
 
-    source = inspect.getsource(rules)
+    source = inspect.getsource(rules) + inspect.getsource(places)
     reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | answers.DECLINE_REASONS
     assert reasons, "the rules name their reasons"
     assert reasons <= metrics.COMMAND_REASONS

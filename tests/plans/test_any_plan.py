@@ -9,14 +9,9 @@ import copy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lisan.plans.rules import (
-    MAX_STEPS,
-    PlanRejected,
-    SafePlan,
-    SafeStep,
-    required_packages,
-    validate_plan,
-)
+from lisan.plans.question import confirmation_question, step_question
+from lisan.plans.rules import MAX_ASKED_STEPS, MAX_STEPS, required_packages, validate_plan
+from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
 from lisan.plans.words import is_generic_answer, is_message, reads_destructive
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.packages import is_package_name
@@ -133,8 +128,22 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
     assert safe.package_name in granted or (only_home and safe.package_name == current)
     assert 1 <= len(safe.steps) <= MAX_STEPS
     assert isinstance(safe.planner_asked_confirmation, bool)
-    left_the_screen = app_unknown = False
+    assert sum(step.asked for step in safe.steps) <= MAX_ASKED_STEPS
+    _assert_what_is_accepted_was_read(safe)
+    _assert_the_question_names_every_asked_step(safe, tree)
+    left_the_screen = app_unknown = navigated = False
     for raw_step, safe_step in zip(raw["steps"], safe.steps, strict=True):
+        if navigated and safe_step.target_node_id is not None:
+            assert safe_step.unread
+            assert safe_step.asked
+        navigated = navigated or (
+            safe_step.action_type == "TAP"
+            and "editable" not in tree[str(safe_step.target_node_id)].flags
+        )
+        if safe_step.action_type == "TAP":
+            assert safe_step.target_node_id is not None  # a tap on no node is never sent
+        if safe_step.action_type == "SCROLL" and safe_step.target_node_id is not None:
+            assert "scrollable" in tree[safe_step.target_node_id].flags  # never a row's swipe
         assert safe_step.action_type in ACTION_TYPES
         assert isinstance(safe_step.is_destructive, bool)
         assert safe_step.is_destructive or not raw_step["is_destructive"]  # never downgraded
@@ -166,7 +175,7 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
             assert safe_step.target_node_id is None  # only what the action type defines
         if safe_step.action_type not in {"TEXT_INPUT", "OPEN_APP", "SCROLL"}:
             assert safe_step.payload is None
-        left_the_screen = left_the_screen or safe_step.action_type in {"HOME", "OPEN_APP"}
+        left_the_screen = left_the_screen or safe_step.action_type in {"HOME", "OPEN_APP", "BACK"}
         if safe_step.action_type in {"HOME", "OPEN_APP"}:
             app_unknown = False
         elif safe_step.action_type == "BACK" or (
@@ -177,6 +186,29 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
             )
         ):
             app_unknown = True
+
+
+PROCEED = {"en-US": "? Say yes to go ahead.", "am-ET": "? ለመቀጠል «አዎ» ይበሉ።"}
+
+
+def _assert_what_is_accepted_was_read(safe: SafePlan) -> None:
+    """A plan ACCEPTED without a question (the planner did not ask, the transcriber was
+    confident) holds no step the rules could not read and none they read as consequential."""
+    if not safe.requires_confirmation(transcriber_confident=True):
+        assert not any(step.unread or step.is_destructive for step in safe.steps)
+
+
+def _assert_the_question_names_every_asked_step(safe: SafePlan, tree: ViewTree) -> None:
+    """Every CONFIRMATION_REQUIRED question names each step the service asks about, in order."""
+    for language in ("en-US", "am-ET"):
+        text = confirmation_question(safe, tree, language)
+        position = 0
+        for asked in (step for step in safe.steps if step.asked):
+            alone = step_question(asked, tree, safe.package_name, language)
+            clause = alone.removesuffix(PROCEED[language])
+            found = text.lower().find(clause.lower(), position)  # "…, then tap “x”"
+            assert found >= 0, (clause, text)
+            position = found + len(clause)
 
 
 def _assert_a_tap_reads_what_it_clicks(tap: SafeStep, tree: ViewTree) -> None:

@@ -15,7 +15,15 @@ from lisan.plans.rules import required_packages
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
 from tests.fixtures.devices import GMAIL, TELEGRAM
-from tests.fixtures.plans import ACCEPTED, BANK, BANK_SCREEN, CHAT_SCREEN, ROW_WITH_ICON, run_cases
+from tests.fixtures.plans import (
+    ACCEPTED,
+    BANK,
+    BANK_SCREEN,
+    CHAT_SCREEN,
+    CONFIRM,
+    ROW_WITH_ICON,
+    run_cases,
+)
 from tests.fixtures.rules import (
     APP,
     GRANTED,
@@ -69,7 +77,7 @@ def test_the_plans_app_must_be_granted(package_name: str, granted: frozenset[str
             "stale_target",
         ),
         (
-            plan(step(action_type="HOME", target_node_id=None), step(target_node_id=None)),
+            plan(step(action_type="HOME", target_node_id=None), step(action_type="BACK")),
             APP,
             "app_not_granted",
         ),
@@ -307,11 +315,11 @@ async def test_nothing_is_typed_or_scrolled_into_an_app_the_plan_cannot_know(
             chat,
             ACCEPTED,
         ),
-        "typing into a named field after a tap": (
+        "typing into a named field after a tap: the tap may have left the screen, so asked": (
             sent.plan(sent.step("TAP", "n7"), sent.step("TEXT_INPUT", "n6", "hi")),
             TELEGRAM,
             chat,
-            ACCEPTED,
+            CONFIRM,
         ),
         "BACK, then OPEN_APP: the app in front is known again": (
             sent.plan(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lisan.plans.rules import SafePlan, SafeStep
+from lisan.plans.safe import SafePlan, SafeStep
 from tests.fixtures.rules import APP, plan, step, validated
 
 
@@ -32,13 +32,17 @@ def test_requires_confirmation(
     assert safe.requires_confirmation(transcriber_confident=confident) is expected
 
 
-def test_first_destructive_is_the_first_such_step() -> None:
-    """The step a question names is the plan's first destructive one."""
+def test_the_asked_steps_are_every_consequential_or_unread_step_in_order() -> None:
+    """The steps a question names are every one the service asks about, in plan order: each it
+    reads as consequential and each on a screen it never read; a plan the planner alone asked
+    about has none."""
     harmless = SafeStep("TAP", "n2", None, False)
     first = SafeStep("TAP", "n7", None, True)
+    unread = SafeStep("TAP", "n9", None, False, unread=True)
     second = SafeStep("TAP", "n8", None, True)
-    assert SafePlan(APP, (harmless, first, second), False).first_destructive() is first
-    assert SafePlan(APP, (harmless,), True).first_destructive() is None
+    plan_ = SafePlan(APP, (harmless, first, unread, second), False)
+    assert plan_.asked_steps() == (first, unread, second)
+    assert SafePlan(APP, (harmless,), True).asked_steps() == ()
 
 
 def test_a_validated_delete_tap_needs_confirmation() -> None:

@@ -17,7 +17,7 @@ from lisan.core.settings import Settings
 from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans.question import MAX_QUOTED_CHARS, confirmation_question, quotable, step_question
-from lisan.plans.rules import SafePlan, SafeStep
+from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.viewtree import parse_view_tree
 from lisan.testing.openai_server import FakeOpenAI
@@ -214,24 +214,56 @@ def test_quotes_in_a_label_cannot_close_ours() -> None:
     assert say(tap("n10"), AM) == "«Pay now quickly»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
 
 
-def test_a_plan_is_confirmed_by_its_first_destructive_step() -> None:
-    """A plan's question names its first destructive step."""
+def test_a_plan_is_confirmed_by_naming_every_step_it_asks_about() -> None:
+    """A plan's question names every step the service asks about, in order: a yes runs them
+    all, so none may go unnamed, whichever the planner flagged."""
     plan = SafePlan(
         APP,
         (SafeStep("TAP", "n4", None, False), tap("n8"), tap("n7")),
         planner_asked_confirmation=False,
     )
-    assert confirmation_question(plan, NODES, EN) == "Tap “ሰርዝ”? Say yes to go ahead."
+    assert confirmation_question(plan, NODES, EN) == (
+        "Tap “ሰርዝ”, then tap “Delete conversation”? Say yes to go ahead."
+    )
+    assert confirmation_question(plan, NODES, AM) == (
+        "«ሰርዝ»ን ልጫን፣ ከዚያ «Delete conversation»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
+    )
 
 
-def test_a_plan_without_destructive_steps_names_its_first_step() -> None:
-    """A plan with no destructive step (the planner asked) names its first step."""
+def test_before_a_send_the_question_says_what_is_sent() -> None:
+    """Before a consequential step, the text the plan typed last is named: the user hears what
+    a "Send" sends."""
+    typed = SafeStep("TEXT_INPUT", "n3", "see you at 6", False)
+    plan = SafePlan(APP, (typed, tap("n4")), planner_asked_confirmation=False)
+    assert confirmation_question(plan, NODES, EN) == (
+        "Type “see you at 6”, then tap “Send”? Say yes to go ahead."
+    )
+
+
+def test_a_long_label_is_quoted_around_its_consequential_word() -> None:
+    """A label too long to quote whole is quoted around the word that makes it consequential,
+    not from its start."""
+    label = "Your weekly summary of every conversation and archived item, then Delete all"
+    nodes = parse_view_tree(f'[x] Button "{label}" {{clickable}}')
+    text = step_question(SafeStep("TAP", "x", None, True), nodes, APP, EN)
+    assert "Delete" in text
+    assert text.startswith("Tap “…")
+
+
+def test_a_plan_without_asked_steps_names_its_first_step_and_how_many_follow() -> None:
+    """A plan with no step the service asks about (the planner asked) names its first step and
+    how many follow."""
     plan = SafePlan(
         APP,
         (SafeStep("SCROLL", "n5", None, False), SafeStep("TAP", "n4", None, False)),
         planner_asked_confirmation=True,
     )
-    assert confirmation_question(plan, NODES, AM) == "«Chats»ን ልሸብልል? ለመቀጠል «አዎ» ይበሉ።"
+    assert confirmation_question(plan, NODES, AM) == (
+        "«Chats»ን ልሸብልል እና ሌሎች 1 ደረጃዎች? ለመቀጠል «አዎ» ይበሉ።"
+    )
+    assert confirmation_question(plan, NODES, EN) == (
+        "Scroll “Chats” and 1 more step? Say yes to go ahead."
+    )
 
 
 @pytest.mark.parametrize(
@@ -328,3 +360,36 @@ async def test_the_planners_words_are_never_spoken(
     for body in (accepted, declined, confirm):
         assert "555 0100" not in str(body)  # (a bare "555" could be part of a random UUID)
         assert "locked" not in str(body)
+
+
+PAYMENT_SCREEN = """[n1] FrameLayout
+  [n2] EditText "Search" {editable}
+  [n3] Button "Search" {clickable}
+  [n4] EditText "Amount" {editable}
+  [n5] Button "Pay now" {clickable}"""
+
+
+async def test_the_service_not_the_planner_decides_what_the_question_names(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """Through the route: a planner that flags a harmless step destructive and a payment after
+    it not destructive still gets a question naming the payment, and the amount typed before
+    it: a yes runs the whole plan, so the user hears what it does."""
+    cases = {
+        "a decoy flag before an unflagged payment": (
+            sent.plan(
+                sent.step("TAP", "n3", destructive=True),
+                sent.step("TEXT_INPUT", "n4", "5000"),
+                sent.step("TAP", "n5"),
+            ),
+            TELEGRAM,
+            PAYMENT_SCREEN,
+            ("CONFIRMATION_REQUIRED", None),
+        ),
+    }
+    (body,) = await run_cases(settings_factory, fake_openai, cases)
+    assert body["speech_response_text"] == (
+        "Tap “Search”, then type “5000”, then tap “Pay now”? Say yes to go ahead."
+    )
+    steps = body["action_plan"]["steps"]
+    assert [step["is_destructive"] for step in steps] == [True, False, True]

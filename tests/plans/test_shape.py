@@ -9,7 +9,8 @@ import copy
 
 import pytest
 
-from lisan.plans.rules import MAX_STEPS, SafePlan, SafeStep
+from lisan.plans.rules import MAX_STEPS
+from lisan.plans.safe import SafePlan, SafeStep
 from tests.fixtures.rules import APP, Json, plan, rejection, step, validated, without
 
 
@@ -109,8 +110,9 @@ def test_max_steps_is_twenty() -> None:
 
 def test_twenty_steps_pass_and_twenty_one_do_not() -> None:
     """Twenty steps pass; one more is `too_many_steps`."""
-    assert len(validated(plan(*[step()] * MAX_STEPS)).steps) == MAX_STEPS
-    assert rejection(plan(*[step()] * (MAX_STEPS + 1))) == "too_many_steps"
+    scroll = step(action_type="SCROLL", target_node_id="n5")  # steps that leave no screen
+    assert len(validated(plan(*[scroll] * MAX_STEPS)).steps) == MAX_STEPS
+    assert rejection(plan(*[scroll] * (MAX_STEPS + 1))) == "too_many_steps"
 
 
 def test_a_long_plan_is_too_many_steps() -> None:

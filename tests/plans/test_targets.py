@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from lisan.core.settings import Settings
-from lisan.plans.rules import PlanRejected
+from lisan.plans.safe import PlanRejected
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
@@ -41,10 +41,33 @@ def test_a_target_named_only_in_a_text_line_is_unknown() -> None:
     assert caught.value.reason == "unknown_target_node"
 
 
-def test_a_null_or_absent_target_is_fine() -> None:
-    """A step may name no target."""
-    raw = plan(step(target_node_id=None), without(step(), "target_node_id"))
+def test_a_null_or_absent_target_is_fine_but_for_a_tap() -> None:
+    """A step other than a TAP may name no target."""
+    scroll = step(action_type="SCROLL", target_node_id=None)
+    raw = plan(scroll, without(scroll, "target_node_id"))
     assert [s.target_node_id for s in validated(raw).steps] == [None, None]
+
+
+@pytest.mark.parametrize("absent", ["null", "missing"])
+def test_a_tap_that_names_no_node_is_refused(absent: str) -> None:
+    """A TAP names the node it taps: one that names none is `unknown_target_node` (nobody can
+    say where it would land)."""
+    tap = step(target_node_id=None) if absent == "null" else without(step(), "target_node_id")
+    assert rejection(plan(tap)) == "unknown_target_node"
+
+
+def test_a_scroll_moves_what_scrolls_never_swipes_a_row() -> None:
+    """A SCROLL on a node inside a scrollable list scrolls the list (its id is what the phone
+    gets): a sideways swipe on a row is how apps archive or delete. A target with nothing
+    scrollable around it is `target_not_scrollable`."""
+    tree = ViewTree(
+        '[l] RecyclerView {scrollable}\n  [r] LinearLayout {clickable}\n    [t] TextView "Abebe"'
+        '\n[b] Button "Chats" {clickable}'
+    )
+    swipe = plan(step(action_type="SCROLL", target_node_id="t", payload="left"))
+    assert validated(swipe, tree=tree).steps[0].target_node_id == "l"
+    on_button = plan(step(action_type="SCROLL", target_node_id="b", payload="down"))
+    assert rejection(on_button, tree=tree) == "target_not_scrollable"
 
 
 def test_a_duplicated_id_is_an_unknown_target() -> None:
@@ -55,11 +78,14 @@ def test_a_duplicated_id_is_an_unknown_target() -> None:
 
 def test_a_disabled_node_is_no_tap_or_typing_target() -> None:
     """A disabled node is no TAP or TEXT_INPUT target (`target_disabled`); a SCROLL may name it."""
-    tree = ViewTree('[b] Button "OK" {clickable, disabled}\n[f] EditText {editable disabled}')
+    tree = ViewTree(
+        '[b] Button "OK" {clickable, disabled}\n[f] EditText {editable disabled}'
+        "\n[s] ListView {scrollable, disabled}"
+    )
     assert rejection(plan(step(target_node_id="b")), tree=tree) == "target_disabled"
     typing = step(action_type="TEXT_INPUT", target_node_id="f", payload="hi")
     assert rejection(plan(typing), tree=tree) == "target_disabled"
-    assert validated(plan(step(action_type="SCROLL", target_node_id="b")), tree=tree)
+    assert validated(plan(step(action_type="SCROLL", target_node_id="s")), tree=tree)
 
 
 async def test_an_id_on_two_lines_is_an_unknown_target_and_a_disabled_node_no_target(

@@ -47,7 +47,7 @@ def test_a_step_on_a_destructive_looking_node_is_destructive_whatever_the_planne
     the planner said."""
     safe = validated(plan(step(target_node_id="t", is_destructive=False)), tree=ViewTree(line))
     assert safe.steps[0].is_destructive, reason
-    assert safe.first_destructive() == safe.steps[0]
+    assert safe.asked_steps() == (safe.steps[0],)
 
 
 def test_the_upgrade_never_downgrades_the_planner() -> None:
@@ -58,7 +58,7 @@ def test_the_upgrade_never_downgrades_the_planner() -> None:
 
 def test_harmless_nodes_keep_the_planners_false() -> None:
     """A step on a harmless node keeps the planner's `false`."""
-    raw = plan(step(target_node_id="n2"), step(target_node_id="n9"), step(target_node_id=None))
+    raw = plan(step(target_node_id="n2"), step(target_node_id="n9"), step(action_type="BACK"))
     assert not any(s.is_destructive for s in validated(raw).steps)
 
 

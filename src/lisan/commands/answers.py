@@ -13,7 +13,7 @@ from lisan.commands.schemas import ActionPlanView, ActionStepView, CommandRespon
 from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans import question
-from lisan.plans.rules import SafePlan
+from lisan.plans.safe import SafePlan
 from lisan.screen.viewtree import ViewTree
 
 # Why a planner may say it has no steps (the offline planner says which; a remote one may not).

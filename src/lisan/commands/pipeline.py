@@ -10,8 +10,11 @@ runs them in order; each takes what the steps before it returned and returns wha
    hold on the account that a deletion waits for;
 4. `hear`: the transcriber, and its doubts (`hearing`: language, no speech, confidence);
 5. `plan`: the planner;
-6. `validate`, inside the transaction `service` records the command in: the plan rules
-   (`lisan.plans`) against the screen the phone sent and the grants as they are now.
+6. `validate`: the plan rules (`lisan.plans`) against the screen the phone sent and the
+   grants, read outside any transaction, so the rules' CPU never holds a write lock (on SQLite,
+   every process's); then `confirm`, inside the transaction `service` records the command in,
+   re-reads the grants the plan needs: the same, the answer stands; changed (a grant revoked
+   meanwhile), the rules run again on the grants as they are now.
 
 Each stage is timed under its one name (`stages.Stage`); what the phone is told is `answers`'.
 
@@ -45,7 +48,8 @@ from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
-from lisan.plans.rules import PlanRejected, required_packages, validate_plan
+from lisan.plans.rules import required_packages, validate_plan
+from lisan.plans.safe import PlanRejected
 from lisan.providers.base import Expected, VoiceProvider
 from lisan.recordings.store import store_audio
 from lisan.screen.viewtree import ViewTree
@@ -217,29 +221,43 @@ async def plan(
 # --- 6. validate ---------------------------------------------------------------------------
 
 
-async def validate(
-    db: Executor, command: Command, progress: Progress
-) -> tuple[CommandResponse, Progress]:
-    """The answer, and the progress timed through this stage. A command decided before it keeps
-    its answer; else the planner's claim is checked by the plan rules, against the user's grants
-    as they are now: read in the caller's unit of work, the one that records the command."""
+async def validate(resources: Resources, command: Command, progress: Progress) -> Progress:
+    """The plan rules' answer, checked outside any transaction against the grants read now
+    (a decided command skips them), and the progress timed through this stage."""
     if progress.answer is not None:
-        return progress.answer, progress
+        return progress
     since = time.perf_counter()
-    response = await _checked(db, command, progress)
+    raw_plan = progress.raw_plan
+    screen = command.request.screen_context
+    needed = required_packages(raw_plan, screen.current_package)
+    async with resources.engine.connect() as db:
+        granted = await grants.granted_packages(db, command.user_id, needed)
+    checked = _checked(command, progress, frozenset(granted))
     metrics.COMMAND_STAGE.labels(Stage.VALIDATION).observe(time.perf_counter() - since)
-    return response, progress.lap(Stage.VALIDATION, since)
+    return progress.lap(Stage.VALIDATION, since, checked=checked, grants_seen=frozenset(granted))
 
 
-async def _checked(db: Executor, command: Command, progress: Progress) -> CommandResponse:
+async def confirm(db: Executor, command: Command, progress: Progress) -> CommandResponse:
+    """The answer to record, in the caller's unit of work: the grants the plan needs are read
+    again, and the rules run again only when they changed since `validate`."""
+    if progress.answer is not None:
+        return progress.answer
+    assert progress.checked is not None, "validate runs before confirm"
+    screen = command.request.screen_context
+    needed = required_packages(progress.raw_plan, screen.current_package)
+    granted = frozenset(await grants.granted_packages(db, command.user_id, needed))
+    if granted == progress.grants_seen:
+        return progress.checked
+    return _checked(command, progress, granted)
+
+
+def _checked(command: Command, progress: Progress, granted: frozenset[str]) -> CommandResponse:
     raw_plan = progress.raw_plan
     reason = declined(raw_plan)
     if reason is not None:
         return refusal(command.command_id, CommandStatus.REJECTED, reason, PhraseKey.ERR_REJECTED)
     screen = command.request.screen_context
     tree = ViewTree(screen.view_tree_summary)
-    needed = required_packages(raw_plan, screen.current_package)
-    granted = await grants.granted_packages(db, command.user_id, needed)
     try:
         safe = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
     except PlanRejected as rejected:

@@ -73,6 +73,7 @@ async def execute(
             progress = await pipeline.hear(resources, provider, command, context, progress)
         if progress.answer is None:
             progress = await pipeline.plan(provider, command, context, progress)
+            progress = await pipeline.validate(resources, command, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
         command_outcome_var.set(("ERROR", failure_reason(answered_status(exc))))
@@ -91,7 +92,7 @@ async def _record(
     the command ran is answered as a deleted account is (409), never 500."""
     try:
         async with transaction(resources.write_engine) as db:
-            response, progress = await pipeline.validate(db, command, progress)
+            response = await pipeline.confirm(db, command, progress)
             body = response.to_json()
             progress = progress.lap(Stage.TOTAL, command.started)
             await telemetry.record_command(

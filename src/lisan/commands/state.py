@@ -66,6 +66,10 @@ class Progress:
     transcript: str | None = None
     confident: bool = False  # the transcriber gave a confidence (and it passed)
     raw_plan: Any = None  # the planner's answer, still to be checked
+    # The rules' answer to `raw_plan`, checked before the record's transaction opens, and the
+    # grants it was checked against (`pipeline.validate`; `pipeline.confirm` re-reads them).
+    checked: CommandResponse | None = None
+    grants_seen: frozenset[str] = frozenset()
 
     def lap(self, stage: Stage, since: float, **changes: Any) -> Progress:
         """This progress with `stage` timed from `since` to now, and `changes` applied."""

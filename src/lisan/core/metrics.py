@@ -50,6 +50,8 @@ COMMAND_REASONS = frozenset(
         "unknown_target_node",
         "target_disabled",
         "target_not_clickable",
+        "target_not_scrollable",
+        "too_many_asked_steps",
         "too_many_steps",
         "app_mismatch",
         "stale_target",

@@ -1,6 +1,17 @@
-"""The spoken question before a confirmed step runs: it names the step, in the user's language.
+"""The spoken question before a confirmed plan runs: it names what a yes will do, in the user's
+language.
 
-en-US: 'Tap “Delete”? Say yes to go ahead.'  am-ET: '«ሰርዝ»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።'
+en-US: 'Type “see you at 6”, then tap “Send”? Say yes to go ahead.'
+am-ET: '«see you at 6» ልጻፍ፣ ከዚያ «Send»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።'
+
+The phone speaks one question and runs the whole plan on a yes, so the service, not the planner,
+decides what it names: every step the rules ask about (`SafeStep.asked`: consequential by the
+service's reading, whatever the planner flagged, or acting on a screen the rules never read),
+in plan order, at most `rules.MAX_ASKED_STEPS` of them (a plan with more is refused before it
+gets here). Before a consequential step, the text the plan typed last is named too: a "Send"
+says what is sent. A plan with no such step (the planner asked, or the transcriber gave no
+confidence) names its first step and how many follow. A label too long to quote whole is
+quoted around the word that makes it consequential, not from its start.
 
 This is the only sentence of variable content the phone speaks, and it is composed here from
 the checked plan: the planner's own `speech_response_text` is never spoken, so text on a screen
@@ -23,7 +34,8 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 
-from lisan.plans.rules import SafePlan, SafeStep
+from lisan.plans.safe import SafePlan, SafeStep
+from lisan.plans.words import reads_destructive
 from lisan.screen.packages import names_package
 from lisan.screen.viewtree import ViewNode, label
 
@@ -37,22 +49,29 @@ _SPACE_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 
 # Per action type: (with a quoted subject, without one). `{}` is the quoted subject.
 _ENGLISH = {
-    "TAP": ("Tap “{}”?", "Tap this?"),
-    "TEXT_INPUT": ("Type “{}”?", "Type this?"),
-    "OPEN_APP": ("Open “{}”?", "Open this app?"),
-    "SCROLL": ("Scroll “{}”?", "Scroll the screen?"),
-    "BACK": ("Go back?", "Go back?"),
-    "HOME": ("Go to the home screen?", "Go to the home screen?"),
+    "TAP": ("Tap “{}”", "Tap this"),
+    "TEXT_INPUT": ("Type “{}”", "Type this"),
+    "OPEN_APP": ("Open “{}”", "Open this app"),
+    "SCROLL": ("Scroll “{}”", "Scroll the screen"),
+    "BACK": ("Go back", "Go back"),
+    "HOME": ("Go to the home screen", "Go to the home screen"),
 }
 _AMHARIC = {
-    "TAP": ("«{}»ን ልጫን?", "ይህን ልጫን?"),
-    "TEXT_INPUT": ("«{}» ልጻፍ?", "ይህን ልጻፍ?"),
-    "OPEN_APP": ("«{}»ን ልክፈት?", "ይህን መተግበሪያ ልክፈት?"),
-    "SCROLL": ("«{}»ን ልሸብልል?", "ገጹን ልሸብልል?"),
-    "BACK": ("ወደ ኋላ ልመለስ?", "ወደ ኋላ ልመለስ?"),
-    "HOME": ("ወደ መነሻ ገጽ ልሂድ?", "ወደ መነሻ ገጽ ልሂድ?"),
+    "TAP": ("«{}»ን ልጫን", "ይህን ልጫን"),
+    "TEXT_INPUT": ("«{}» ልጻፍ", "ይህን ልጻፍ"),
+    "OPEN_APP": ("«{}»ን ልክፈት", "ይህን መተግበሪያ ልክፈት"),
+    "SCROLL": ("«{}»ን ልሸብልል", "ገጹን ልሸብልል"),
+    "BACK": ("ወደ ኋላ ልመለስ", "ወደ ኋላ ልመለስ"),
+    "HOME": ("ወደ መነሻ ገጽ ልሂድ", "ወደ መነሻ ገጽ ልሂድ"),
 }
 _PROCEED = {True: "Say yes to go ahead.", False: "ለመቀጠል «አዎ» ይበሉ።"}
+_THEN = {True: ", then ", False: "፣ ከዚያ "}
+
+
+def _more(count: int, english: bool) -> str:
+    if english:
+        return f" and {count} more step{'s' if count > 1 else ''}"
+    return f" እና ሌሎች {count} ደረጃዎች"
 
 
 def step_question(
@@ -60,21 +79,50 @@ def step_question(
 ) -> str:
     """A short question naming `step`, then how to go ahead."""
     english = language == ENGLISH
-    templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
-    subject = _subject(step, nodes, package_name)
-    question = templates[0].format(subject) if subject is not None else templates[1]
-    return f"{question} {_PROCEED[english]}"
+    return f"{_clause(step, nodes, package_name, english)}? {_PROCEED[english]}"
 
 
 def confirmation_question(plan: SafePlan, nodes: Mapping[str, ViewNode], language: str) -> str:
-    """The question for a plan that needs confirmation: it names the first destructive step, or,
-    when none is (the planner asked, or the transcriber gave no confidence), the first step."""
-    step = plan.first_destructive() or plan.steps[0]
-    return step_question(step, nodes, plan.package_name, language)
+    """The question for a plan that needs confirmation (the module's docstring says what it
+    names)."""
+    english = language == ENGLISH
+    named = named_steps(plan)
+    if named:
+        clauses = [_clause(step, nodes, plan.package_name, english) for step in named]
+        if english:  # "Type “hi”, then tap “Send”"
+            clauses[1:] = [clause[0].lower() + clause[1:] for clause in clauses[1:]]
+        return f"{_THEN[english].join(clauses)}? {_PROCEED[english]}"
+    first = _clause(plan.steps[0], nodes, plan.package_name, english)
+    rest = _more(len(plan.steps) - 1, english) if len(plan.steps) > 1 else ""
+    return f"{first}{rest}? {_PROCEED[english]}"
 
 
-def quotable(text: str | None, limit: int = MAX_QUOTED_CHARS) -> str | None:
-    """Untrusted text made safe to quote in a spoken sentence; None when nothing is left."""
+def named_steps(plan: SafePlan) -> list[SafeStep]:
+    """The steps the question names, in plan order: every asked step, and before each the last
+    text the plan typed (what a send sends)."""
+    named: list[int] = []
+    typed: int | None = None
+    for index, step in enumerate(plan.steps):
+        if step.asked:
+            if typed is not None and typed not in named:
+                named.append(typed)
+            named.append(index)
+        if step.action_type == "TEXT_INPUT":
+            typed = index
+    return [plan.steps[index] for index in sorted(set(named))]
+
+
+def _clause(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str, english: bool) -> str:
+    templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
+    subject = _subject(step, nodes, package_name)
+    return templates[0].format(subject) if subject is not None else templates[1]
+
+
+def quotable(
+    text: str | None, limit: int = MAX_QUOTED_CHARS, *, around_consequence: bool = False
+) -> str | None:
+    """Untrusted text made safe to quote in a spoken sentence; None when nothing is left. Cut
+    text keeps its start, or, `around_consequence`, the word that makes it consequential."""
     if text is None:
         return None
     kept: list[str] = []
@@ -86,8 +134,21 @@ def quotable(text: str | None, limit: int = MAX_QUOTED_CHARS) -> str | None:
             kept.append(char)
     cleaned = " ".join("".join(kept).split())
     if len(cleaned) > limit:
-        cleaned = cleaned[:limit].rstrip() + ELLIPSIS
+        start = _window_start(cleaned, limit) if around_consequence else 0
+        head = ELLIPSIS if start > 0 else ""
+        cleaned = head + cleaned[start : start + limit].strip() + ELLIPSIS
     return cleaned or None
+
+
+def _window_start(text: str, limit: int) -> int:
+    """Where a `limit`-long window of `text` starts so that it holds the first word that reads
+    consequential (a little context before it), else 0."""
+    position = 0
+    for word in text.split(" "):
+        if reads_destructive(word):
+            return max(0, min(position - limit // 4, len(text) - limit))
+        position += len(word) + 1
+    return 0
 
 
 def _subject(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str) -> str | None:
@@ -103,4 +164,5 @@ def _subject(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str) -
         candidates = (package_name,)  # a name that is not this app's is not repeated
     else:
         candidates = (node_label, step.payload)
-    return next((q for q in map(quotable, candidates) if q is not None), None)
+    quoted = (quotable(text, around_consequence=step.is_destructive) for text in candidates)
+    return next((q for q in quoted if q is not None), None)

@@ -8,50 +8,37 @@ never reaches the phone. Every planner's plan passes through here: the rules liv
 Checks, in this order (the first failure is the reason reported):
 
 1. Shape (`invalid_plan`): the plan is an object; `package_name` is a string; `steps` is a
-   non-empty list of objects; every `payload` is a string or null/absent; `needs_confirmation`,
-   when present, is a boolean; `speech_response_text`, when present, is a string or null.
+   non-empty list; at most `MAX_STEPS` of them (`too_many_steps`), counted before any step is
+   read, so a planner answer of thousands of steps costs one len(); every step is an object,
+   every `payload` a string or null/absent; `needs_confirmation`, when present, is a boolean;
+   `speech_response_text`, when present, is a string or null.
 2. Each step, in order; within a step:
    a. `action_type` is one of the six, spelled exactly (`action_not_allowed`);
    b. `is_destructive` is present and a boolean: absent is never assumed safe, and the string
       `"false"` is not a boolean (`missing_destructive_flag`);
    c. `target_node_id`, when not null, is a string naming exactly one node of the view tree
       (`unknown_target_node`): an id on two node lines names none, since a line injected through
-      screen text could otherwise decide what the id points at;
+      screen text could otherwise decide what the id points at; a `TAP` names one (a tap on no
+      node lands nobody can say where);
    d. a `TEXT_INPUT` step carries a string payload, and a `SCROLL` payload is a direction (`up`,
       `down`, `left`, `right`) or absent (`invalid_plan`);
    e. a `TAP` target takes clicks (`{clickable}`, or `{editable}`: a field takes focus) or sits
       inside a node that does (`target_not_clickable`): Android hands a click to the nearest
       clickable ancestor, so that node is what a TAP acts on; of a target with none, nobody
       can say what a tap there does;
-   f. what a `TAP` acts on (the clicked node), or a `TEXT_INPUT` target, is not `{disabled}`
+   f. a `SCROLL` target scrolls, or sits inside a node that does, and that node is what the
+      phone is told to scroll (`target_not_scrollable`): a sideways swipe on a list row is how
+      many apps archive or delete, so a row is never what is swiped;
+   g. what a `TAP` acts on (the clicked node), or a `TEXT_INPUT` target, is not `{disabled}`
       (`target_disabled`).
    A step keeps only what its action type defines: a target for `TAP`, `TEXT_INPUT` and
    `SCROLL`, a payload for `TEXT_INPUT`, `OPEN_APP` and `SCROLL` (its direction). The rest is
    dropped after it was checked, so a TAP's payload never reaches the phone.
-3. At most `MAX_STEPS` steps (`too_many_steps`).
-4. Where each step acts, in order, from the screen the phone sent:
-   - a step that names a target node acts in `current_package`, the app whose screen that is,
-     and only while the plan is still on that screen: after an `OPEN_APP` or a `HOME` the ids
-     belong to a screen that is gone;
-   - `OPEN_APP` acts in the app it opens: the plan's `package_name` (a payload that is a package
-     name must be that one); it is then the app in front;
-   - `HOME` acts in no app: the launcher is then in front, which no grant names;
-   - `TAP`, `SCROLL`, `TEXT_INPUT` and `BACK` act in the app in front, target or not: `BACK`
-     navigates, and a target-less `SCROLL` or `TEXT_INPUT` moves or types into, whatever app
-     is in front;
-   - after a `BACK`, or a `TAP` on anything but a text field (it may follow a link, into any
-     app), the app in front is unknown until an `OPEN_APP` or a `HOME`.
-   The plan's `package_name` must be granted, and so must the app every step acts in
-   (`app_not_granted`; the launcher, or an empty `current_package`, never is); every step must
-   act in the plan's `package_name` (`app_mismatch`): a plan acts in one app; no target may
-   name a node of a screen the plan has left (`stale_target`); no target-less `TEXT_INPUT` or
-   `SCROLL` may act while the app in front is unknown (`app_in_front_unknown`). Refused rather
-   than asked: the question "Type 'hello'?" cannot tell the user which app would receive it,
-   and a planner that means the field on screen can name it. Reported in that order. So from
-   any screen a plan may go `HOME` or `OPEN_APP` a granted app, and only a plan that starts
-   there (after any `HOME`) acts in another app than the one in front. A plan that acts in no
-   app (only `HOME`) names a granted app or the app it leaves. These checks come last, so an
-   unknown action is reported as what it is even in an app never granted.
+3. (The step count is part of 1.)
+4. Where each step acts, as the plan moves between screens and apps (`places`).
+5. At most `MAX_ASKED_STEPS` steps the rules ask about (`too_many_asked_steps`): a yes runs the
+   whole plan, so the one question the phone speaks names every such step (`question`), and a
+   question naming more is no question a person can answer.
 
 Keys the rules do not know are dropped, not echoed: only what `SafeStep` holds reaches the phone.
 `speech_response_text` is checked for shape and otherwise ignored: what the phone speaks is the
@@ -74,61 +61,25 @@ This only ever upgrades a step, never downgrades the planner's `true`. How words
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, field
 from typing import Any
 
 from lisan.plans.consequence import is_field, what_it_says
+from lisan.plans.places import check_apps, unread_after_navigation
+from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
 from lisan.plans.words import any_reads_destructive
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
 from lisan.screen.packages import is_package_name, names_package
 from lisan.screen.viewtree import Branch, ViewTree
 
 MAX_STEPS = 20
+# The steps one spoken question may name (`question`): a plan asking about more is refused.
+MAX_ASKED_STEPS = 3
 DISABLED_TARGET_ACTIONS = frozenset({"TAP", "TEXT_INPUT"})
 
 # Which fields each action type defines (docs/spec: the ActionStep, design.md for SCROLL's
 # direction): what the rules do not know does not reach the phone.
 TARGETED = frozenset({"TAP", "TEXT_INPUT", "SCROLL"})
 WITH_PAYLOAD = frozenset({"TEXT_INPUT", "OPEN_APP", "SCROLL"})
-# Steps that act wherever the phone is, with no node to pin them to a screen.
-TARGETLESS_ACTS = frozenset({"TEXT_INPUT", "SCROLL"})
-
-
-class PlanRejected(Exception):
-    """The plan broke a rule; `reason` is a stable snake_case code for `reprompt_reason`."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True, slots=True)
-class SafeStep:
-    action_type: str
-    target_node_id: str | None
-    payload: str | None
-    is_destructive: bool
-    # For the rules only, never sent: after this step the app in front is unknown (a BACK, or
-    # a TAP that may follow a link).
-    leaves_app_unknown: bool = field(default=False, compare=False)
-
-
-@dataclass(frozen=True, slots=True)
-class SafePlan:
-    package_name: str
-    steps: tuple[SafeStep, ...]
-    planner_asked_confirmation: bool
-
-    def requires_confirmation(self, *, transcriber_confident: bool) -> bool:
-        """Any destructive step, the planner asked, or the transcriber gave no confidence."""
-        return (
-            self.first_destructive() is not None
-            or self.planner_asked_confirmation
-            or not transcriber_confident
-        )
-
-    def first_destructive(self) -> SafeStep | None:
-        return next((step for step in self.steps if step.is_destructive), None)
 
 
 def required_packages(raw: Any, current_package: str) -> set[str]:
@@ -157,10 +108,12 @@ def validate_plan(
     _check_shape(raw)
     package_name: str = raw["package_name"]
     steps: list[dict[str, Any]] = raw["steps"]
-    safe_steps = tuple(_check_step(step, tree, package_name) for step in steps)
-    if len(safe_steps) > MAX_STEPS:
-        raise PlanRejected("too_many_steps")
-    _check_apps(package_name, safe_steps, current_package, granted)
+    safe_steps = unread_after_navigation(
+        tuple(_check_step(step, tree, package_name) for step in steps)
+    )
+    check_apps(package_name, safe_steps, current_package, granted)
+    if sum(step.asked for step in safe_steps) > MAX_ASKED_STEPS:
+        raise PlanRejected("too_many_asked_steps")  # one question cannot name them all
     return SafePlan(
         package_name=package_name,
         steps=safe_steps,
@@ -169,12 +122,18 @@ def validate_plan(
 
 
 def _check_shape(raw: Any) -> None:
+    """Counted before any step is read: a plan of thousands of steps costs one len()."""
     if not (
         isinstance(raw, dict)
         and isinstance(raw.get("package_name"), str)
         and isinstance(raw.get("steps"), list)
         and raw["steps"]
-        and all(_step_shape_ok(step) for step in raw["steps"])
+    ):
+        raise PlanRejected("invalid_plan")
+    if len(raw["steps"]) > MAX_STEPS:
+        raise PlanRejected("too_many_steps")
+    if not (
+        all(_step_shape_ok(step) for step in raw["steps"])
         and isinstance(raw.get("needs_confirmation", False), bool)
         and isinstance(raw.get("speech_response_text"), str | None)
     ):
@@ -200,12 +159,18 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         raise PlanRejected("invalid_plan")
     if action_type == "SCROLL" and payload is not None and payload not in SCROLL_DIRECTIONS:
         raise PlanRejected("invalid_plan")
+    if action_type == "TAP" and target is None:
+        raise PlanRejected("unknown_target_node")  # a tap on no node: nobody can say where
     # What the action type does not define is dropped: a TAP's payload never reaches the phone.
     target = target if action_type in TARGETED else None
     payload = payload if action_type in WITH_PAYLOAD else None
     acted_on = tree.branch(target) if target is not None else None
     if action_type == "TAP" and acted_on is not None:
         acted_on = _clicked(acted_on, tree)
+    if action_type == "SCROLL" and acted_on is not None:
+        acted_on = _scrolled(acted_on, tree)
+        assert acted_on.node is not None
+        target = acted_on.node.node_id  # the list scrolls: a swipe on its row is never sent
     if (
         acted_on is not None
         and action_type in DISABLED_TARGET_ACTIONS
@@ -237,41 +202,11 @@ def _clicked(target: Branch, tree: ViewTree) -> Branch:
     return receiver
 
 
-def _check_apps(
-    package_name: str, steps: tuple[SafeStep, ...], current_package: str, granted: Collection[str]
-) -> None:
-    """Rule 4 of the module's docstring: where each step acts, as the plan moves between apps."""
-    # On the screen the phone sent, the app in front is `current_package`; "" is the launcher.
-    in_front, on_sent_screen, known = current_package, True, True
-    acted_in: list[str] = []  # the app each step acts in, HOME steps left out
-    stale = blind = False
-    for step in steps:
-        if step.target_node_id is not None:
-            if on_sent_screen:
-                acted_in.append(current_package)
-            else:  # the id names a node of a screen the plan has left
-                stale = True
-        elif step.action_type not in {"HOME", "OPEN_APP"}:
-            acted_in.append(in_front)
-            # Typed or scrolled into whatever app a BACK or a link left in front.
-            blind = blind or (not known and step.action_type in TARGETLESS_ACTS)
-        if step.action_type == "HOME":
-            in_front, on_sent_screen, known = "", False, True
-        elif step.action_type == "OPEN_APP":
-            in_front = step.payload if is_package_name(step.payload) else package_name
-            acted_in.append(in_front)
-            on_sent_screen, known = False, True
-        elif step.leaves_app_unknown:
-            known = False
-    if package_name not in granted and (acted_in or package_name != current_package):
-        raise PlanRejected("app_not_granted")
-    if any(app not in granted for app in acted_in):  # "" (the launcher) never is
-        raise PlanRejected("app_not_granted")
-    if any(app != package_name for app in acted_in):
-        raise PlanRejected("app_mismatch")
-    if stale:
-        raise PlanRejected("stale_target")
-    if blind:
-        raise PlanRejected("app_in_front_unknown")
-    if not is_package_name(package_name):  # only a plan of HOME steps gets here with one
-        raise PlanRejected("app_not_granted")
+def _scrolled(target: Branch, tree: ViewTree) -> Branch:
+    """The node a SCROLL on `target` moves: the target when it scrolls, else its nearest
+    scrollable ancestor. A sideways swipe on a list row is how many apps archive or delete, so a
+    row is never what is swiped; a target with nothing scrollable is refused."""
+    for candidate in (target, *tree.ancestors(target)):
+        if candidate.node is not None and "scrollable" in candidate.node.flags:
+            return candidate
+    raise PlanRejected("target_not_scrollable")

@@ -12,6 +12,7 @@ holds "ላክ"); the price is the odd false alarm ("ግዛት", region, holds "�
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -134,8 +135,14 @@ _NO_MESSAGE = _ANSWERS | frozenset(" ".join(fold(word).split()) for word in DISM
 
 def reads_destructive(text: str | None) -> bool:
     """Whether screen text names a consequential act, read as it looks."""
-    if not text:
-        return False
+    return bool(text) and _reads_destructive(text)
+
+
+# Folding is the rules' main cost: a plan's steps read the same texts again (twenty scrolls of
+# one 64 KB list fold it twenty times), so a reading is folded once and remembered. Bounded:
+# at most 64 texts of at most the screen's 64 KB.
+@functools.lru_cache(maxsize=64)
+def _reads_destructive(text: str) -> bool:
     return any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in folds(text))
 
 
@@ -156,5 +163,6 @@ def is_message(text: str) -> bool:
     return bool(reading) and reading not in _NO_MESSAGE
 
 
+@functools.lru_cache(maxsize=4096)
 def _reading(text: str) -> str:
     return " ".join(fold(text).split())

@@ -100,6 +100,9 @@ class ViewTree(Mapping[str, ViewNode]):
         self._summary = summary
         self._found: dict[str, Branch | None] = {}
         self._all: dict[str, ViewNode] | None = None
+        # What each branch shows, read once per tree (a tree is one command's screen): a plan's
+        # steps on one list read its lines again.
+        self._texts: dict[int, list[str]] = {}
 
     def __getitem__(self, node_id: str) -> ViewNode:
         found = self._find(node_id)
@@ -126,7 +129,9 @@ class ViewTree(Mapping[str, ViewNode]):
 
     def texts(self, branch: Branch) -> list[str]:
         """What a branch shows: its own line's texts and everything under it."""
-        return branch.texts() + self._texts_under(branch)
+        if branch.start not in self._texts:
+            self._texts[branch.start] = branch.texts() + self._texts_under(branch)
+        return list(self._texts[branch.start])
 
     def all_texts(self) -> list[str]:
         """Everything the screen shows: every node's text and description, and every line that

@@ -1,0 +1,51 @@
+"""What the plan rules hand on: a plan that kept every rule (`SafePlan`, its `SafeStep`s), or
+the reason it broke one (`PlanRejected`). Only what these hold reaches the phone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class PlanRejected(Exception):
+    """The plan broke a rule; `reason` is a stable snake_case code for `reprompt_reason`."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class SafeStep:
+    action_type: str
+    target_node_id: str | None
+    payload: str | None
+    is_destructive: bool
+    # For the rules only, never sent: after this step the app in front is unknown (a BACK, or
+    # a TAP that may follow a link).
+    leaves_app_unknown: bool = field(default=False, compare=False)
+    # For the rules only: it names a node of a screen a TAP before it may have left, so what it
+    # acts on was never read: it is asked, and the question names it.
+    unread: bool = field(default=False, compare=False)
+
+    @property
+    def asked(self) -> bool:
+        """The user hears this step named before it runs: the service reads it as consequential,
+        or cannot read it."""
+        return self.is_destructive or self.unread
+
+
+@dataclass(frozen=True, slots=True)
+class SafePlan:
+    package_name: str
+    steps: tuple[SafeStep, ...]
+    planner_asked_confirmation: bool
+
+    def requires_confirmation(self, *, transcriber_confident: bool) -> bool:
+        """Any step asked (consequential or unread), the planner asked, or the transcriber gave
+        no confidence."""
+        asked = bool(self.asked_steps())
+        return asked or self.planner_asked_confirmation or not transcriber_confident
+
+    def asked_steps(self) -> tuple[SafeStep, ...]:
+        """Every step the question must name: whatever the planner flagged, the service decides."""
+        return tuple(step for step in self.steps if step.asked)
