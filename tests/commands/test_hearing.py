@@ -95,7 +95,28 @@ def test_without_the_signals_only_the_confidence_decides() -> None:
     assert doubt(Transcript("go back", 0.1)) == "low_confidence"
 
 
+VOCABULARY = ["Abebe Kebede", "Telegram", "Selam"]
+
+
+@pytest.mark.parametrize(
+    "text", ["Abebe Kebede, Telegram, Selam", "Telegram, Selam.", "abebe kebede telegram"]
+)
+def test_the_vocabulary_prompt_echoed_back_is_reprompted(text: str) -> None:
+    """A transcript made only of the prompt's terms (two or more) is the prompt echoed back, as
+    Whisper-style models do on unclear audio: planned, it would send the user's vocabulary to
+    the planner. It is REPROMPTed, whatever its confidence."""
+    heard = Transcript(text, 0.95, language="en")
+    assert hearing.doubt(heard, Locale.EN_US, 0.5, vocabulary=VOCABULARY) == "vocabulary_echo"
+
+
+@pytest.mark.parametrize("text", ["open Telegram", "call Abebe Kebede", "Selam", "Telegram"])
+def test_a_command_that_names_a_term_is_no_echo(text: str) -> None:
+    """A command that uses a term, or one term alone (a name may be what was said), passes."""
+    heard = Transcript(text, 0.95, language="en")
+    assert hearing.doubt(heard, Locale.EN_US, 0.5, vocabulary=VOCABULARY) is None
+
+
 def test_every_reason_is_a_metric_label() -> None:
     reasons = set(re.findall(r'return "([a-z_]+)"', inspect.getsource(hearing)))
-    assert len(reasons) == 5
+    assert len(reasons) == 6
     assert reasons <= metrics.COMMAND_REASONS

@@ -229,6 +229,25 @@ async def test_low_confidence_is_reprompted_before_planning(
     assert (fake_openai.transcriptions.calls, fake_openai.completions.calls) == (1, 0)
 
 
+async def test_the_vocabulary_prompt_echoed_back_is_reprompted_never_planned(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """A transcript that is the user's vocabulary prompt echoed back is REPROMPTed
+    `vocabulary_echo`, confident or not: the planner is never called, so the vocabulary never
+    reaches it."""
+    from tests.fixtures.vocabulary import created
+
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        device = await ready_device(client)
+        for term in ("Abebe Kebede", "Selam"):
+            await created(client, device, term)
+        fake_openai.transcriptions.then(Answer.json(transcription("Abebe Kebede, Selam.", -0.01)))
+        answer = (await command(client, device, command_body())).json()
+    assert_refused(answer, "REPROMPT", "vocabulary_echo", "RETRY")
+    assert (fake_openai.transcriptions.calls, fake_openai.completions.calls) == (1, 0)
+    assert fake_openai.transcriptions.last.field("prompt") == "Abebe Kebede, Selam"
+
+
 @pytest.mark.parametrize(
     ("threshold", "logprobs", "status"),
     [

@@ -1,7 +1,9 @@
 """Confidence from whatever the server gives (LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): token logprobs,
-or a Whisper-style server's `verbose_json` segments; and `auto`, which asks for segments once a
-server shows it gives no logprobs. The server's own answers are replayed in
-test_real_answers.py; here the rules, on answers made to the point."""
+or a Whisper-style server's `verbose_json` segments; `logprobs`, the design's request, by
+default; and `auto`, an opt-in that asks a recording again for segments when its answer has no
+score, and asks for them first only once several answers in a row showed the server needs it.
+The server's own answers are replayed in test_real_answers.py; here the rules, on answers made
+to the point."""
 
 from __future__ import annotations
 
@@ -97,7 +99,8 @@ def test_a_malformed_segment_is_a_bad_answer(segments: Any) -> None:
 @pytest.mark.parametrize(
     ("raw", "code"),
     [("en", "en"), ("english", "en"), (" Amharic ", "am"), ("am", "am"), ("fr", "fr"), (None, None),
-     ("", None), ("x" * 100, "x" * 32)],
+     ("", None), ("x" * 100, "x" * 32), ("en-US", "en"), ("am_ET", "am"), ("eng", "en"),
+     ("AMH", "am"), ("EN", "en")],
 )  # fmt: skip
 def test_the_language_heard_is_an_iso_code_when_it_is_ours(raw: Any, code: str | None) -> None:
     assert language_from(raw) == code
@@ -133,14 +136,26 @@ async def test_logprobs_mode_never_asks_again(
     assert fake_openai.transcriptions.calls == 1
 
 
-async def test_auto_asks_a_server_without_logprobs_for_segments_once_and_for_good(
+def test_the_designs_request_is_the_default(settings_factory: Any) -> None:
+    """`logprobs` is the default: the design's wire format, whatever earlier traffic did."""
+    from lisan.core.settings import Settings, TranscribeConfidence
+
+    assert Settings().openai_transcribe_confidence is TranscribeConfidence.LOGPROBS
+
+
+async def test_auto_asks_only_the_answer_in_hand_again_until_several_in_a_row_need_it(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    fake_openai.transcriptions.then(
-        Answer.json({"text": " Go back."}),  # the design's request: the server ignores logprobs
-        Answer.json(verbose(" Go back.", segment(-0.2))),  # the same recording, asked again
-        Answer.json(verbose(" Go home.", segment(-0.3))),  # the next command: asked once
-    )
+    """In `auto`, an answer without a score is asked again, that recording only, for segments;
+    only after AUTO_SWITCH_AFTER such answers in a row does every recording ask for them first."""
+    from lisan.providers.openai.transcription import AUTO_SWITCH_AFTER
+
+    for _ in range(AUTO_SWITCH_AFTER):
+        fake_openai.transcriptions.then(
+            Answer.json({"text": " Go back."}),  # the design's request: logprobs ignored
+            Answer.json(verbose(" Go back.", segment(-0.2))),  # the same recording, again
+        )
+    fake_openai.transcriptions.then(Answer.json(verbose(" Go home.", segment(-0.3))))
     provider = make_provider(openai_transcribe_confidence="auto")
     first = await provider.transcribe(PCM, Locale.EN_US, Expected(["Yonas"], None, []))
     first_request, again = fake_openai.transcriptions.requests
@@ -150,11 +165,79 @@ async def test_auto_asks_a_server_without_logprobs_for_segments_once_and_for_goo
     assert again.file == first_request.file
     assert again.field("prompt") == "Yonas"
     assert first.confidence == pytest.approx(platt(-0.2))
+    for _ in range(AUTO_SWITCH_AFTER - 1):
+        await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    formats = [r.field("response_format") for r in fake_openai.transcriptions.requests]
+    assert formats == ["json", "verbose_json"] * AUTO_SWITCH_AFTER
 
-    second = await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
-    assert fake_openai.transcriptions.calls == 3
+    switched = await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
     assert fake_openai.transcriptions.last.field("response_format") == "verbose_json"
-    assert second.confidence == pytest.approx(platt(-0.3))
+    assert fake_openai.transcriptions.calls == 2 * AUTO_SWITCH_AFTER + 1
+    assert switched.confidence == pytest.approx(platt(-0.3))
+
+
+async def test_one_answer_without_logprobs_never_switches_auto(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """A proxy that once drops the field, then scores again, leaves `auto` on the design's
+    request: the count of answers in a row starts again."""
+    scored = {"text": "go", "logprobs": [{"token": "go", "logprob": -0.1}]}
+    fake_openai.transcriptions.then(
+        Answer.json({"text": "go"}),
+        Answer.json(verbose("go", segment(-0.2))),
+        Answer.json(scored),
+        Answer.json(scored),
+    )
+    provider = make_provider(openai_transcribe_confidence="auto")
+    for _ in range(3):
+        await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    formats = [r.field("response_format") for r in fake_openai.transcriptions.requests]
+    assert formats == ["json", "verbose_json", "json", "json"]
+
+
+async def test_auto_switches_back_when_the_server_refuses_verbose_json(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """A server that refuses `verbose_json` (a 4xx) after `auto` switched to it is asked the same
+    recording with the design's request, and `auto` stays with that request."""
+    from lisan.providers.openai.transcription import AUTO_SWITCH_AFTER
+
+    for _ in range(AUTO_SWITCH_AFTER):
+        fake_openai.transcriptions.then(
+            Answer.json({"text": "go"}), Answer.json(verbose("go", segment(-0.2)))
+        )
+    scored = {"text": "go", "logprobs": [{"token": "go", "logprob": -0.1}]}
+    fake_openai.transcriptions.then(
+        Answer.json({"detail": "Unsupported response_format: verbose_json"}, 400),
+        Answer.json(scored),
+        Answer.json(scored),
+    )
+    provider = make_provider(openai_transcribe_confidence="auto")
+    for _ in range(AUTO_SWITCH_AFTER + 2):
+        await provider.transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
+    formats = [r.field("response_format") for r in fake_openai.transcriptions.requests]
+    assert formats[2 * AUTO_SWITCH_AFTER :] == ["verbose_json", "json", "json"]
+
+
+@pytest.mark.parametrize(
+    ("start", "end"),
+    [(0.0, 1e308), (-1e308, 1e308)],
+    ids=["huge", "huge both ways"],
+)
+def test_weights_that_overflow_are_no_score_never_full_confidence(start: float, end: float) -> None:
+    """Segment weights from huge or inverted times that overflow give a mean that is not a
+    number: no score (the plan is then confirmed), never 1.0."""
+    answer = verbose("go back", segment(-0.1, start, end), segment(-5.0, start, end))
+    transcript = transcript_from(answer)
+    assert transcript.confidence is None
+
+
+def test_inverted_times_weigh_the_least_never_full_confidence() -> None:
+    """A segment that ends before it starts weighs the minimum: its score counts, never as 1."""
+    answer = verbose("go back", segment(-0.1, 1e308, -1e308), segment(-5.0, 1e308, -1e308))
+    confidence = transcript_from(answer).confidence
+    assert confidence is not None
+    assert confidence < 0.5
 
 
 @pytest.mark.parametrize(

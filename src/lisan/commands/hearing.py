@@ -1,7 +1,9 @@
 """Whether a transcript may go to the planner: the transcriber's own doubts, whichever provider
 gave them. A transcript that fails one is REPROMPTed with the reason, never planned.
 
-The checks run in the order an operator reads them: nothing heard, heard in another language,
+The checks run in the order an operator reads them: nothing heard, heard only the vocabulary
+prompt echoed back (Whisper-style models do this on unclear audio: planned, it would send the
+user's vocabulary to the planner), heard in another language,
 heard nothing but noise, heard a loop (the server's compression ratio, or a phrase said three
 times running), then too little confidence. Only a Whisper-style server
 reports the language, `no_speech_prob` and the compression ratio (`Transcript`); without them
@@ -9,6 +11,8 @@ those checks pass and the confidence gate alone decides.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from lisan.core.locale import Locale
 from lisan.core.text import fold
@@ -26,13 +30,23 @@ LOOP_COMPRESSION_RATIO = 2.4
 # phrase of up to LOOP_PHRASE_WORDS words said LOOP_REPEATS times running is a loop too.
 LOOP_REPEATS = 3
 LOOP_PHRASE_WORDS = 3
+ECHO_MIN_TERMS = 2
 LOOP_TEXT_CHARS = 2_000  # 15 s of speech is a few hundred: a provider's flood is not read whole
 
 
-def doubt(transcript: Transcript, locale: Locale, confidence_threshold: float) -> str | None:
-    """The `reprompt_reason` that keeps this transcript from the planner, or None."""
+def doubt(
+    transcript: Transcript,
+    locale: Locale,
+    confidence_threshold: float,
+    *,
+    vocabulary: Sequence[str] = (),
+) -> str | None:
+    """The `reprompt_reason` that keeps this transcript from the planner, or None. `vocabulary`
+    is what the transcriber was prompted with."""
     if not transcript.text.strip():
         return "empty_transcript"
+    if echoes(transcript.text, vocabulary):
+        return "vocabulary_echo"
     if transcript.language is not None and transcript.language != locale.language:
         # An English-only model asked for Amharic hears English gibberish, and says "en".
         return "language_mismatch"
@@ -46,6 +60,19 @@ def doubt(transcript: Transcript, locale: Locale, confidence_threshold: float) -
     if transcript.confidence is not None and not confident:
         return "low_confidence"
     return None
+
+
+def echoes(text: str, vocabulary: Sequence[str]) -> bool:
+    """Whether a transcript is the vocabulary prompt echoed back: every word of it is a word of
+    the prompt's terms, and it holds at least ECHO_MIN_TERMS of them (one term alone may be
+    what was said: a name)."""
+    words = fold(text[:LOOP_TEXT_CHARS]).split()
+    terms = [fold(term).split() for term in vocabulary]
+    prompt_words = {word for term in terms for word in term}
+    if not words or not set(words) <= prompt_words:
+        return False
+    said = " ".join(words)
+    return sum(" ".join(term) in said for term in terms if term) >= ECHO_MIN_TERMS
 
 
 def loops(text: str) -> bool:

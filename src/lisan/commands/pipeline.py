@@ -189,7 +189,7 @@ async def hear(
     )
     progress = progress.lap(Stage.TRANSCRIPTION, since)
     threshold = resources.settings.confidence_threshold
-    reason = hearing.doubt(transcript, command.request.locale, threshold)
+    reason = hearing.doubt(transcript, command.request.locale, threshold, vocabulary=context.terms)
     if reason is not None:
         return progress.decided(
             refusal(command.command_id, CommandStatus.REPROMPT, reason, PhraseKey.RETRY)

@@ -39,6 +39,7 @@ COMMAND_REASONS = frozenset(
         "low_confidence",
         "language_mismatch",
         "repetitive_transcript",
+        "vocabulary_echo",
         "subscription_inactive",
         "nothing_to_do",
         "target_not_on_screen",

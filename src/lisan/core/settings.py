@@ -30,7 +30,7 @@ class ProviderName(StrEnum):
 class TranscribeConfidence(StrEnum):
     """Where a remote transcriber's confidence comes from (lisan.providers.openai)."""
 
-    AUTO = "auto"  # the design's request; a server that gives no logprobs is asked for segments
+    AUTO = "auto"  # opt-in: an answer without a score is asked again for segments (`openai`)
     LOGPROBS = "logprobs"  # `response_format=json`, `include[]=logprobs` (OpenAI's gpt-4o-*)
     SEGMENTS = "segments"  # `response_format=verbose_json` (Whisper servers, OpenAI's whisper-1)
 
@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     openai_api_key: str | None = Field(default=None, repr=False)
     openai_transcribe_model: str = Field(default="gpt-4o-transcribe", min_length=1)
     openai_plan_model: str = Field(default="gpt-4.1-mini", min_length=1)
-    openai_transcribe_confidence: TranscribeConfidence = TranscribeConfidence.AUTO
+    openai_transcribe_confidence: TranscribeConfidence = TranscribeConfidence.LOGPROBS
     transcribe_timeout_s: PositiveSeconds = 8.0
     plan_timeout_s: PositiveSeconds = 6.0
     # The bulkhead in front of a remote provider (lisan.providers.bulkhead), per process.

@@ -67,14 +67,25 @@ class OpenAIProvider:
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         """The confidence mode (`ConfidenceSource`) may ask for the same recording twice."""
         audio = FilePart("file", "audio.wav", "audio/wav", (wav_header(len(pcm)), pcm))
-        asked_segments = self._confidence.asks_for_segments
-        answer = await self._transcribe_once(audio, language, expected.vocabulary, asked_segments)
-        if self._confidence.asks_again(answer, asked_segments=asked_segments):
+        source, vocabulary = self._confidence, expected.vocabulary
+        asked_segments = source.asks_for_segments
+        try:
+            answer = await self._transcribe_once(audio, language, vocabulary, asked_segments)
+        except ProviderBadAnswer as refused:
+            if refused.kind != "4xx" or not source.refused_segments():
+                raise
+            log.info(
+                "the transcriber refuses verbose_json: asking with the design's request",
+                extra={"operation": "transcribe"},
+            )
+            answer = await self._transcribe_once(audio, language, vocabulary, False)
+        if source.asks_again(answer, asked_segments=asked_segments):
             log.info(
                 "the transcriber gives no logprobs: asking it for verbose_json segments",
                 extra={"operation": "transcribe"},
             )
-            answer = await self._transcribe_once(audio, language, expected.vocabulary, True)
+            answer = await self._transcribe_once(audio, language, vocabulary, True)
+            source.served_by_segments(answer)
         return transcript_from(answer)
 
     async def _transcribe_once(
@@ -91,6 +102,7 @@ class OpenAIProvider:
                 self._settings.transcribe_timeout_s,
                 body,
                 content_type,
+                sent=vocabulary,
             )
 
         async with self._bulkhead.slot("transcribe"):  # refused here: the breaker never knows
@@ -101,10 +113,17 @@ class OpenAIProvider:
     ) -> Any:
         """`apps` is not sent: the remote planner is not told which apps the user has."""
         content = plan_request(self._settings.openai_plan_model, transcript, screen, language)
+        # What a planner's error may echo: the transcript and the screen's lines.
+        sent = [transcript, *(screen.view_tree.splitlines() if screen else ())]
 
         async def call() -> Any:
             return await self._post(
-                "plan", "/chat/completions", self._settings.plan_timeout_s, content, _JSON
+                "plan",
+                "/chat/completions",
+                self._settings.plan_timeout_s,
+                content,
+                _JSON,
+                sent=sent,
             )
 
         async with self._bulkhead.slot("plan"):
@@ -115,9 +134,17 @@ class OpenAIProvider:
         """Nothing to release: the HTTP client and the breaker belong to the app."""
 
     async def _post(
-        self, operation: str, path: str, timeout_s: float, body: bytes, content_type: str
+        self,
+        operation: str,
+        path: str,
+        timeout_s: float,
+        body: bytes,
+        content_type: str,
+        *,
+        sent: Sequence[str] = (),
     ) -> Any:
-        """POST and decode the JSON answer, mapping every failure to a ProviderError."""
+        """POST and decode the JSON answer, mapping every failure to a ProviderError. `sent` is
+        the user text the request carried: an error answer that echoes it is not logged."""
         fields: dict[str, Any] = {"operation": operation}
         started = time.perf_counter()
         try:
@@ -143,7 +170,7 @@ class OpenAIProvider:
             ) from None
         fields["status"] = response.status_code
         fields["duration_ms"] = _elapsed_ms(started)
-        failure = status_error(operation, response, self._settings.openai_api_key)
+        failure = status_error(operation, response, self._settings.openai_api_key, sent)
         if failure is not None:
             error, more = failure
             log.warning("provider call failed", extra={**fields, **more})

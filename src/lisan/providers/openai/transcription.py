@@ -42,23 +42,48 @@ def transcription_form(
 
 
 class ConfidenceSource:
-    """Where this endpoint's confidence comes from (`TranscribeConfidence`). In `auto`, the
-    first answer with text but neither logprobs nor segments marks the endpoint as a
-    Whisper-style server, and the same recording is asked again for `verbose_json`, as is
-    every later one: once per process, so no command is planned ungated (that one command
-    pays two calls, each with the whole timeout)."""
+    """Where this endpoint's confidence comes from (`TranscribeConfidence`).
+
+    `logprobs` (the default, the design's request) and `segments` never change. `auto` is an
+    opt-in for an endpoint whose kind is unknown: an answer with text but neither logprobs nor
+    segments is asked again, that recording only, for `verbose_json`; only after
+    `AUTO_SWITCH_AFTER` such answers in a row that `verbose_json` then served does every
+    recording ask for segments first (a proxy that once drops the field, or one hiccup, never
+    switches a process); a server that then refuses `verbose_json` (a 4xx) switches it back.
+    So one request's wire format depends on earlier traffic only in `auto`."""
 
     def __init__(self, mode: TranscribeConfidence) -> None:
         self.asks_for_segments = mode is TranscribeConfidence.SEGMENTS
         self._detects = mode is TranscribeConfidence.AUTO
+        self._served_in_a_row = 0
 
     def asks_again(self, answer: Any, *, asked_segments: bool) -> bool:
         """Whether to ask for this recording again, with segments: in `auto`, when `answer`
-        was asked without them and gives no confidence. Every later recording asks for them."""
-        if asked_segments or not self._detects or not gives_no_confidence(answer):
+        was asked without them and gives no confidence."""
+        if asked_segments or not self._detects:
             return False
-        self.asks_for_segments = True
+        if not gives_no_confidence(answer):
+            self._served_in_a_row = 0  # the design's request is served: stay with it
+            return False
         return True
+
+    def served_by_segments(self, answer: Any) -> None:
+        """`answer` to a second ask, with segments: one more in a row, or none."""
+        self._served_in_a_row = 0 if gives_no_confidence(answer) else self._served_in_a_row + 1
+        if self._served_in_a_row >= AUTO_SWITCH_AFTER:
+            self.asks_for_segments = True
+
+    def refused_segments(self) -> bool:
+        """In `auto`, a 4xx to a `verbose_json` request: back to the design's request (the
+        caller asks this recording again with it). False in the fixed modes."""
+        if not (self._detects and self.asks_for_segments):
+            return False
+        self.asks_for_segments, self._served_in_a_row = False, 0
+        return True
+
+
+# How many answers in a row `verbose_json` must serve before `auto` asks for it first.
+AUTO_SWITCH_AFTER = 3
 
 
 def transcript_from(answer: Any) -> Transcript:
@@ -160,7 +185,12 @@ def _weighted_mean(segments: Sequence[Segment], name: str) -> float | None:
         if value is not None:
             total += segment.weight
             weighted += segment.weight * value
-    return weighted / total if total else None
+    if not total:
+        return None
+    mean = weighted / total
+    # Weights from huge or inverted start/end times overflow (inf / inf is nan): a mean that is
+    # not a number is no score, never full confidence.
+    return mean if math.isfinite(mean) else None
 
 
 def _score(segment: dict[str, Any], name: str) -> float | None:
@@ -172,8 +202,9 @@ def _score(segment: dict[str, Any], name: str) -> float | None:
     return float(value)
 
 
-# OpenAI's whisper-1 names the language ("english"); faster-whisper-server gives its code.
-_LANGUAGE_NAMES = {"english": "en", "amharic": "am"}
+# OpenAI's whisper-1 names the language ("english"); faster-whisper-server gives its code; a
+# proxy may give a locale tag ("en-US", "am_ET") or a three-letter code ("eng", "amh").
+_LANGUAGE_NAMES = {"english": "en", "amharic": "am", "eng": "en", "amh": "am"}
 MAX_LANGUAGE_CHARS = 32
 
 
@@ -184,7 +215,8 @@ def language_from(raw: Any) -> str | None:
     if not isinstance(raw, str):
         raise ProviderBadAnswer("transcribe: language is not a string")
     language = raw.strip().lower()[:MAX_LANGUAGE_CHARS]
-    return _LANGUAGE_NAMES.get(language, language) or None
+    primary = language.replace("_", "-").split("-")[0]  # "en-us" and "am_et" by their language
+    return _LANGUAGE_NAMES.get(primary, primary) or None
 
 
 LOGPROB_FLOOR = -1000.0
