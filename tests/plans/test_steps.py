@@ -113,3 +113,19 @@ async def test_a_step_carries_only_what_its_action_type_defines(
     assert "payload" not in tap["action_plan"]["steps"][0]
     assert "payload" not in back["action_plan"]["steps"][0]
     assert "target_node_id" not in back["action_plan"]["steps"][0]
+
+
+@pytest.mark.parametrize(
+    ("typed", "sent"),
+    [
+        ("hello\nworld", "hello world"),  # a line break may send the message in a chat
+        ("pay \u202e0005\u202c now", "pay 0005 now"),  # an override draws "5000" reversed
+        ("\u2066abc\u2069\x07", "abc "),
+        ("\u202e\n\t", " "),
+    ],
+)
+def test_text_input_types_no_control_or_bidi_character(typed: str, sent: str) -> None:
+    """What a TEXT_INPUT types reaches the phone without control characters (a run becomes a
+    space) or bidi controls (they draw text in another order than it is stored)."""
+    raw = plan(step(action_type="TEXT_INPUT", target_node_id="n3", payload=typed))
+    assert validated(raw).steps[0].payload == sent

@@ -325,3 +325,13 @@ def test_a_lazy_look_up_finds_what_the_full_parse_finds(lines: list[str], node_i
     assert (node_id in lazy) == (node_id in parsed)
     assert dict(lazy) == parsed
     assert lazy.get(node_id) == parsed.get(node_id)  # after the full parse too
+
+
+def test_an_escaped_line_break_in_a_label_reads_as_a_separator() -> None:
+    """The escape `\\n` inside a text is a line break (a separator), never the letter n glued to
+    the next word: "Cancel\\nDelete" reads as two words, and the second reads destructive."""
+    from lisan.plans.words import reads_destructive
+
+    nodes = parse_view_tree('[a] Button "Cancel\\nDelete" {clickable}')
+    assert nodes["a"].text == "Cancel\nDelete"
+    assert reads_destructive(nodes["a"].text)

@@ -134,9 +134,9 @@ async def test_terms_are_trimmed_and_nfc_normalised(
     "term",
     [
         "x" * 64,
-        "   " + "x" * 64 + "   ",
-        "\u3000" + "በ" * 64 + " ",  # 64 Ethiopic characters, a blank either side
-        "e\u0301" * 64,  # 128 code points sent, 64 once composed
+        " " + "x" * 62 + " ",
+        "\u3000" + "በ" * 62 + " ",  # 62 Ethiopic characters, a blank either side: 64 sent
+        "e\u0301" * 32,  # 64 code points sent, 32 once composed
         "y",
     ],
     ids=["64", "64-padded", "64-ethiopic-padded", "64-composed", "1"],
@@ -147,6 +147,25 @@ async def test_1_to_64_characters_once_trimmed_and_normalised(
     device = await register(client)
     record = await created(client, device, term)
     assert 1 <= len(record["term"]) <= 64
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        "   " + "x" * 64 + "   ",
+        "\u3000" + "በ" * 64 + " ",
+        "e\u0301" * 64,  # 128 code points sent, 64 once composed
+    ],
+    ids=["64-padded", "64-ethiopic-padded", "64-composed"],
+)
+async def test_more_than_64_characters_sent_are_refused_whatever_trimming_leaves(
+    client: httpx.AsyncClient, term: str
+) -> None:
+    """The bound is the contract's `maxLength: 64`, on what was sent (code points): a term
+    that only trimming or composing would bring under it is a 400."""
+    device = await register(client)
+    response = await create(client, device, term)
+    assert response.status_code == 400, response.text
 
 
 @pytest.mark.parametrize(

@@ -192,3 +192,16 @@ async def test_a_20_kb_body_is_413(client: httpx.AsyncClient, admin_engine: Asyn
         assert set(response.json()) == {"error"}
     [row] = await stored_terms(admin_engine, device.user_id)
     assert row.term == "Abebe"
+
+
+async def test_the_length_bound_holds_for_what_was_sent_not_only_once_trimmed(
+    client: httpx.AsyncClient,
+) -> None:
+    """`openapi.yaml`'s `maxLength: 64` is the raw value's: 65 characters sent are a 400 even
+    when trimming their spaces would leave 63; 64 sent, trimmed to 62, are stored."""
+    device = await register(client)
+    too_long = await create(client, device, " " + "t" * 63 + " ")
+    assert too_long.status_code == 400, too_long.text
+    fits = await create(client, device, " " + "t" * 62 + " ")
+    assert fits.status_code == 201, fits.text
+    assert fits.json()["term"] == "t" * 62

@@ -20,8 +20,9 @@ Checks, in this order (the first failure is the reason reported):
       (`unknown_target_node`): an id on two node lines names none, since a line injected through
       screen text could otherwise decide what the id points at; a `TAP` names one (a tap on no
       node lands nobody can say where);
-   d. a `TEXT_INPUT` step carries a string payload, and a `SCROLL` payload is a direction (`up`,
-      `down`, `left`, `right`) or absent (`invalid_plan`);
+   d. a `TEXT_INPUT` step carries a string payload, typed without control characters (a run
+      of them becomes a space) or bidi controls (`typable`), and a `SCROLL` payload is a
+      direction (`up`, `down`, `left`, `right`) or absent (`invalid_plan`);
    e. a `TAP` target takes clicks (`{clickable}`, or `{editable}`: a field takes focus) or sits
       inside a node that does (`target_not_clickable`): Android hands a click to the nearest
       clickable ancestor, so that node is what a TAP acts on; of a target with none, nobody
@@ -60,6 +61,7 @@ This only ever upgrades a step, never downgrades the planner's `true`. How words
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -161,6 +163,8 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         raise PlanRejected("invalid_plan")
     if action_type == "TAP" and target is None:
         raise PlanRejected("unknown_target_node")  # a tap on no node: nobody can say where
+    if action_type == "TEXT_INPUT":
+        payload = typable(payload)
     # What the action type does not define is dropped: a TAP's payload never reaches the phone.
     target = target if action_type in TARGETED else None
     payload = payload if action_type in WITH_PAYLOAD else None
@@ -200,6 +204,18 @@ def _clicked(target: Branch, tree: ViewTree) -> Branch:
     if receiver is None:
         raise PlanRejected("target_not_clickable")
     return receiver
+
+
+# Bidi embeddings, overrides, isolates and marks: typed, they reorder what the user reads.
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROLS = re.compile("[\x00-\x1f\x7f-\x9f]+")
+
+
+def typable(text: str | None) -> str:
+    """What a TEXT_INPUT may type: no control character (a line break may send a message in a
+    chat: each run becomes a space) and no bidi control (it would draw the text in another order
+    than it is stored). An empty text is still one to type (a field emptied)."""
+    return _CONTROLS.sub(" ", _BIDI_CONTROLS.sub("", text or ""))
 
 
 def _scrolled(target: Branch, tree: ViewTree) -> Branch:

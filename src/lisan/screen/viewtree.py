@@ -41,7 +41,10 @@ _LINE = re.compile(
     r"(?:[ \t]++\{(?P<flags>[^{}]*+)\})?+"
     r"\s*+"
 )
-_ESCAPE = re.compile(r'\\(["\\])')
+# `\"` and `\\` escape a quote and a backslash; `\n` is design.md's line break inside a text: a
+# separator, never the letter n glued to the next word ("Cancel\nDelete" reads two words).
+_ESCAPE = re.compile(r'\\(["\\n])')
+_ESCAPED = {'"': '"', "\\": "\\", "n": "\n"}
 _FLAG_SEPARATOR = re.compile(r"[\s,]+")
 INDENT = 2
 
@@ -250,7 +253,7 @@ def _parse_line(line: str) -> ViewNode | None:
 def _unescape(quoted: str | None) -> str | None:
     if quoted is None or "\\" not in quoted:
         return quoted
-    return _ESCAPE.sub(r"\1", quoted)
+    return _ESCAPE.sub(lambda match: _ESCAPED[match[1]], quoted)
 
 
 def _flags(raw: str | None) -> frozenset[str]:

@@ -32,9 +32,13 @@ class VocabularyKind(StrEnum):
 
 
 def clean_term(value: str) -> str:
-    """The term as stored: control characters refused, trimmed, NFC-normalised, 1 to 64 chars."""
+    """The term as stored: control characters refused, trimmed, NFC-normalised, 1 to 64 chars.
+    The bound holds for what was sent too (`openapi.yaml`'s `maxLength: 64` is the raw value's):
+    65 characters are refused even when trimming would leave 63."""
     if any(unicodedata.category(char) in _REFUSED_CATEGORIES for char in value):
         raise ValueError("must not contain control characters")
+    if len(value) > TERM_MAX_CHARS:
+        raise ValueError(f"must have at most {TERM_MAX_CHARS} characters")
     cleaned = _EDGE_BLANKS.sub("", unicodedata.normalize("NFC", value))
     if not 1 <= len(cleaned) <= TERM_MAX_CHARS:
         raise ValueError(f"must have 1 to {TERM_MAX_CHARS} characters once trimmed")
