@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
@@ -60,3 +61,19 @@ async def test_two_processes_are_counted_as_one_service(database_url: str, tmp_p
     assert after[HEALTH_ANSWERED] - before.get(HEALTH_ANSWERED, 0.0) == REQUESTS
     assert after[("process_resident_memory_bytes", ())] > 0
     assert after[("process_open_fds", ())] > 0
+
+
+def test_the_default_metrics_directory_is_private_and_fresh(settings_factory: Any) -> None:
+    """Without LISAN_METRICS_DIR, each start makes its own directory (mode 0700, a name nobody
+    can guess or pre-create in the shared temp folder), never a predictable one it empties."""
+    import stat
+
+    from lisan.core.metrics_server import metrics_dir
+
+    settings = settings_factory(metrics_port=closed_port())
+    first, second = metrics_dir(settings), metrics_dir(settings)
+    assert first != second
+    for path in (first, second):
+        assert path.is_dir()
+        assert stat.S_IMODE(path.stat().st_mode) == 0o700
+        assert list(path.iterdir()) == []

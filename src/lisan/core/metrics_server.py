@@ -17,6 +17,7 @@ directory of its own.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import os
 import re
@@ -38,9 +39,16 @@ _FILE_PID = re.compile(r"_(\d+)\.db$")
 
 
 def metrics_dir(settings: Settings) -> Path:
+    """The directory the processes write their values to: `LISAN_METRICS_DIR` (emptied at
+    start), else a private one made now (mode 0700, a name nobody can guess or pre-create in
+    the shared temp folder) and removed when the server exits."""
     if settings.metrics_dir is not None:
+        shutil.rmtree(settings.metrics_dir, ignore_errors=True)
+        settings.metrics_dir.mkdir(parents=True)
         return settings.metrics_dir
-    return Path(tempfile.gettempdir()) / f"lisan-metrics-{settings.metrics_port}"
+    private = Path(tempfile.mkdtemp(prefix="lisan-metrics-"))
+    atexit.register(shutil.rmtree, private, ignore_errors=True)
+    return private
 
 
 def start(settings: Settings, workers: int) -> None:
@@ -51,8 +59,6 @@ def start(settings: Settings, workers: int) -> None:
     registry: CollectorRegistry = REGISTRY
     if workers > 1:
         path = metrics_dir(settings)
-        shutil.rmtree(path, ignore_errors=True)
-        path.mkdir(parents=True)
         os.environ[MULTIPROC_ENV] = str(path)  # the workers, spawned after this, inherit it
         registry = CollectorRegistry()
         registry.register(_LiveProcesses(path))
