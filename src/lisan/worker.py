@@ -87,7 +87,11 @@ class Worker:
         )
         self._alerts = Alerts(settings, sessions, reads)
         self._recordings = recordings.WithdrawnAudioPurge(
-            settings=settings, read_sessions=reads, files=self._files, remove=remove_objects
+            settings=settings,
+            read_sessions=reads,
+            sessions=sessions,
+            files=self._files,
+            remove=remove_objects,
         )
         # The keys are the purges' names: `Purged`'s fields and lisan_purged_rows_total's kinds.
         self._purges: dict[str, Purge] = {

@@ -7,8 +7,10 @@ from __future__ import annotations
 import os
 import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
+import pytest
 
 from lisan.app import LisanApp
 from lisan.core.database import unit_of_work
@@ -78,3 +80,27 @@ async def test_a_new_walk_finds_a_consent_withdrawn_after_the_last_one(
     await decide(client, device, False)
     assert (await worker.purge()).audio_folders == 1
     assert not audio_folder(settings.storage_dir, str(device.user_id)).exists()
+
+
+async def test_a_consent_granted_between_the_read_and_the_removal_keeps_the_recording(
+    client: httpx.AsyncClient, app: LisanApp, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The purge reads who consents for a batch, then removes: a consent granted in between
+    (and a recording a command kept since) is found again at removal, under the account's hold,
+    and the folder stays."""
+    from lisan.consent import service as consent
+
+    settings: Settings = app.services.resources.settings
+    device = await register(client)
+    store_audio(settings.storage_dir, str(device.user_id), str(uuid.uuid4()), b"\0\0" * 1600)
+    read = consent.granted_among
+
+    async def read_then_granted(*args: Any, **kwargs: Any) -> set[uuid.UUID]:
+        keeping: set[uuid.UUID] = await read(*args, **kwargs)
+        await decide(client, device, True)  # granted after the batch's read
+        return keeping
+
+    monkeypatch.setattr(consent, "granted_among", read_then_granted)
+    worker = worker_for(app, purge_batch=BATCH)
+    assert (await worker.purge()).audio_folders == 0
+    assert audio_folder(settings.storage_dir, str(device.user_id)).is_dir()

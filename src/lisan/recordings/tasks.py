@@ -6,9 +6,12 @@ It walks every owner's folder, a batch at a time, each batch resuming where the 
 stopped, and starts a new walk once one has reached the end: every folder is looked at in every
 walk, however many there are (a listing cut at its first N folders would look at the same N
 forever once they all belong to users who consented). Who consents is read from the database,
-one query a batch, on a read session. A folder whose removal fails is logged and left to the
-next walk; it never stops the walk short of the folders after it. A storage that hangs (a file
-call past its bound) ends the batch, which the next call takes again.
+one query a batch, on a read session; a folder that read condemns is then removed only inside a
+write transaction that holds its owner's account exclusively (the hold a command keeping a
+recording waits for) and finds the consent still not granted: a consent granted between the
+read and the removal keeps the recording a command stored since. A folder whose removal fails
+is logged and left to the next walk; it never stops the walk short of the folders after it. A
+storage that hangs (a file call past its bound) ends the batch, which the next call takes again.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from lisan.core.settings import Settings
 from lisan.core.tasks import Batch
 from lisan.recordings.filework import FileWork
 from lisan.recordings.store import RemoveRecordings, audio_owners
+from lisan.users import service as users
 
 log = logging.getLogger(__name__)
 
@@ -44,11 +48,13 @@ class WithdrawnAudioPurge:
         *,
         settings: Settings,
         read_sessions: async_sessionmaker[AsyncSession],
+        sessions: async_sessionmaker[AsyncSession],
         files: FileWork,
         remove: RemoveRecordings,
     ) -> None:
         self._storage_dir = settings.storage_dir
         self._read_sessions = read_sessions
+        self._sessions = sessions
         self._files = files
         self._remove = remove
         self._walk: Generator[str, None, None] | None = None
@@ -76,15 +82,25 @@ class WithdrawnAudioPurge:
             if user_id is None or user_id in keeping:
                 continue  # not a folder this service made, or its owner consents
             try:
-                await self._files.run(partial(self._remove, self._storage_dir, name))
+                removed_now = await self._remove_unless_kept(name, user_id)
             except TimeoutError:  # the storage hangs: the batch is taken again next time
                 raise
             except Exception as exc:  # one folder that cannot go never stops the walk
                 log.error("recordings not removed", extra={"error": type(exc).__name__})
             else:
-                removed += 1
+                removed += removed_now
         self._batch = []
         return Batch(removed, more)
+
+    async def _remove_unless_kept(self, name: str, user_id: uuid.UUID) -> int:
+        """Remove the owner's folder, in a write transaction that holds the account exclusively,
+        unless the consent was granted since the batch's read; 1 when removed."""
+        async with unit_of_work(self._sessions) as session:
+            await users.hold_account_exclusively(session, user_id)
+            if await consent.is_granted(session, user_id, consent.AUDIO_RETENTION):
+                return 0
+            await self._files.run(partial(self._remove, self._storage_dir, name))
+        return 1
 
     def close(self) -> None:
         """Release the directory of a walk under way (the file thread is idle by then)."""

@@ -56,6 +56,13 @@ async def get_status_held(db: Executor, user_id: uuid.UUID) -> str | None:
     return (await db.execute(statement)).scalar_one_or_none()
 
 
+async def lock_account(db: Executor, user_id: uuid.UUID) -> None:
+    """The account's row locked for update until the caller's transaction ends (PostgreSQL FOR
+    UPDATE: a FOR SHARE holder, such as a command keeping a recording, waits, and is waited
+    for; on SQLite the write transaction already admits one writer). Nothing when it is gone."""
+    await db.execute(select(User.id).where(User.id == user_id).with_for_update())
+
+
 async def update_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:
     await session.execute(update(User).where(User.id == user_id).values(status=status))
 

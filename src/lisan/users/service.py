@@ -118,6 +118,13 @@ async def hold_live_account(db: Executor, user_id: uuid.UUID) -> bool:
     return status is not None and AccountStatus(status) is not AccountStatus.DELETED
 
 
+async def hold_account_exclusively(db: Executor, user_id: uuid.UUID) -> None:
+    """The account held against `hold_live_account` until the caller's transaction ends: work
+    that removes what a command keeps under that hold (a recording) neither runs beside one nor
+    decides on what it read before one."""
+    await repository.lock_account(db, user_id)
+
+
 async def mark_deleted(session: AsyncSession, user_id: uuid.UUID) -> None:
     """Deletion requested: from now on the account's sessions answer 409 (but to repeat it)."""
     await repository.update_status(session, user_id, AccountStatus.DELETED.value)
