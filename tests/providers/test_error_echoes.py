@@ -81,3 +81,30 @@ async def test_a_short_key_masks_nothing_and_a_key_shaped_run_is_masked(
             PCM, Locale.EN_US, Expected([], None, [])
         )
     assert excerpt_of(caplog) == "box of xylophones: model not found for token [key]"
+
+
+@pytest.mark.parametrize("call", ["transcribe", "plan"])
+async def test_an_answer_past_its_bound_is_a_bad_answer_read_no_further(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+    call: str,
+) -> None:
+    """An answer is read as it streams and stops past MAX_ANSWER_BYTES: a bad answer (502),
+    logged as too large, whatever the server would have gone on sending."""
+    from lisan.providers.base import ProviderBadAnswer
+    from lisan.providers.openai.provider import MAX_ANSWER_BYTES
+
+    flood = Answer(raw=b"[" + b"0," * MAX_ANSWER_BYTES + b"0]")
+    endpoint = fake_openai.transcriptions if call == "transcribe" else fake_openai.completions
+    endpoint.then(flood)
+    provider = make_provider()
+    answer = (
+        provider.transcribe(PCM, Locale.EN_US, Expected([], None, []))
+        if call == "transcribe"
+        else provider.plan("go back", None, Locale.EN_US, [])
+    )
+    with caplog.at_level(logging.WARNING), pytest.raises(ProviderBadAnswer):
+        await answer
+    record = next(r for r in caplog.records if r.getMessage() == "provider call failed")
+    assert record.outcome == "answer too large"  # type: ignore[attr-defined]

@@ -32,14 +32,18 @@ _MAX_RETRY_AFTER_S = 3600
 
 
 def status_error(
-    operation: str, response: httpx.Response, api_key: str | None, sent: Sequence[str] = ()
+    operation: str,
+    response: httpx.Response,
+    content: bytes,
+    api_key: str | None,
+    sent: Sequence[str] = (),
 ) -> tuple[ProviderError, dict[str, Any]] | None:
     """None for a 2xx; else the error to raise and the fields its log line adds: a 429 or 5xx
     is unavailable for a while (its Retry-After), any other status a bad answer."""
     status = response.status_code
     if 200 <= status < 300:
         return None
-    excerpt = error_excerpt(response.content, api_key, sent)
+    excerpt = error_excerpt(content, api_key, sent)
     if status == 429 or status >= 500:
         retry_after_s = retry_after_seconds(response.headers)
         kind = "429" if status == 429 else "5xx"

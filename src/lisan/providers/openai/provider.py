@@ -147,16 +147,27 @@ class OpenAIProvider:
         the user text the request carried: an error answer that echoes it is not logged."""
         fields: dict[str, Any] = {"operation": operation}
         started = time.perf_counter()
+        request = self._http.build_request(
+            "POST",
+            self._base_url + path,
+            content=body,
+            headers={**self._headers, "Content-Type": content_type},
+            # A short wait for our own pool: past it we are the bottleneck, and the answer is a
+            # quick 503 rather than a provider timeout.
+            timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
+        )
         try:
             async with asyncio.timeout(timeout_s):
-                response = await self._http.post(
-                    self._base_url + path,
-                    content=body,
-                    headers={**self._headers, "Content-Type": content_type},
-                    # A short wait for our own pool: past it we are the bottleneck, and the
-                    # answer is a quick 503 rather than a provider timeout.
-                    timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
-                )
+                response = await self._http.send(request, stream=True)
+                try:
+                    content = await _read_bounded(response, MAX_ANSWER_BYTES)
+                finally:
+                    await response.aclose()
+        except AnswerTooLarge:
+            _log_failure(fields, started, outcome="answer too large", limit=MAX_ANSWER_BYTES)
+            raise ProviderBadAnswer(
+                f"{operation}: an answer past {MAX_ANSWER_BYTES} bytes"
+            ) from None
         except httpx.PoolTimeout:
             _log_failure(fields, started, outcome="no free connection")
             raise ServiceAtCapacity(f"{operation}: no free provider connection") from None
@@ -170,16 +181,38 @@ class OpenAIProvider:
             ) from None
         fields["status"] = response.status_code
         fields["duration_ms"] = _elapsed_ms(started)
-        failure = status_error(operation, response, self._settings.openai_api_key, sent)
+        failure = status_error(operation, response, content, self._settings.openai_api_key, sent)
         if failure is not None:
             error, more = failure
             log.warning("provider call failed", extra={**fields, **more})
             raise error
         log.debug("provider call", extra=fields)
         try:
-            return orjson.loads(response.content)
+            return orjson.loads(content)
         except orjson.JSONDecodeError:
             raise ProviderBadAnswer(f"{operation}: the answer is not JSON") from None
+
+
+# The largest answer read: a transcript of 15 s or a plan of 20 steps is a few KB, a verbose_json
+# answer with its segments some tens; past this the answer is not read on (and never parsed).
+MAX_ANSWER_BYTES = 256 * 1024
+
+
+class AnswerTooLarge(Exception):
+    """An answer went on past MAX_ANSWER_BYTES."""
+
+
+async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
+    """The answer's bytes as they stream, stopping past `limit` (the connection is then
+    closed): a server that sends without end costs at most `limit` bytes of memory."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise AnswerTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _elapsed_ms(started: float) -> int:
