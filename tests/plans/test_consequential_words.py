@@ -185,6 +185,11 @@ HIDDEN_WORDS = {
     "a prefix: auto-pay": '"AutoPay"',
     "a prefix with a hyphen": '"Re-post"',
     "a noun form": '"Account deletion"',
+    "a right-to-left override draws it": '"\u202eeteleD\u202c"',
+    "letters spaced with hair spaces": '"D\u200ae\u200al\u200ae\u200at\u200ae"',
+    "letters spaced with thin spaces": '"P\u2009a\u2009y"',
+    "Latin small capitals": '"\u1d05\u1d07\u029f\u1d07\u1d1b\u1d07"',
+    "a design.md line break before it": '"Cancel\\nDelete"',
 }
 
 
@@ -204,3 +209,19 @@ async def test_a_word_is_read_whatever_hides_or_wraps_it(
     }
     bodies = await run_cases(settings_factory, fake_openai, cases)
     assert all(body["action_plan"]["steps"][0]["is_destructive"] for body in bodies)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["\u202eeteleD\u202c", "D\u200ae\u200al\u200ae\u200at\u200ae", "S e n d", "\u1d18\u1d00\u028f"],
+    ids=["bidi override", "hair spaces", "spaced letters", "small capitals"],
+)
+def test_spellings_drawn_as_the_word_read_as_it(text: str) -> None:
+    """Text stored reversed inside a right-to-left override, letters spaced apart, and Latin
+    look-alikes outside the confusables table read as the word a person sees."""
+    assert reads_destructive(text)
+
+
+@pytest.mark.parametrize("text", ["a b c", "Chats", "I O U", "\u202eChats\u202c"])
+def test_those_readings_find_no_word_that_is_not_there(text: str) -> None:
+    assert not reads_destructive(text)

@@ -110,13 +110,36 @@ def fold(text: str) -> str:
 
 def folds(text: str) -> tuple[str, ...]:
     """The case-insensitive readings of `text` (see the module's docstring); any of them may
-    hold a word a person reads there."""
+    hold a word a person reads there. Beside them, spellings a person still reads as the word:
+    runs inside a right-to-left override as they are drawn (reversed), Latin look-alikes outside
+    the confusables table (small capitals, phonetic and letterlike forms) as the letters they
+    show, and letters spaced apart (by any space, hair and thin ones included) joined."""
     seen = skeleton(text)
     readings = [skeleton(text.casefold()), skeleton(seen.casefold())]
     split = _CAMEL.sub(" ", seen)
     if split != seen:
         readings.append(skeleton(split.casefold()))
+    drawn = _OVERRIDDEN.sub(lambda run: run[1][::-1], text)
+    if drawn != text:
+        readings.append(skeleton(drawn.casefold()))
+    shown = _LOOKALIKE.sub(lambda letter: anyascii(letter[0]), text)
+    if shown != text:
+        readings.append(skeleton(shown.casefold()))
+    for reading in tuple(readings):
+        joined = _SPACED_LETTERS.sub(lambda run: run[0].replace(" ", ""), reading)
+        if joined != reading:
+            readings.append(joined)
     return tuple(readings)
+
+
+# A right-to-left override (U+202E) draws the letters up to its pop (U+202C), or the end of the
+# line, right to left: stored "eteleD", a person reads "Delete".
+_OVERRIDDEN = re.compile("\u202e([^\u202c\n]*)")
+# Latin look-alikes the confusables table leaves alone: IPA and phonetic extensions (small
+# capitals such as "ᴅᴇʟᴇᴛᴇ"), modifier letters and letterlike symbols.
+_LOOKALIKE = re.compile("[\u0250-\u02af\u1d00-\u1dbf\u2100-\u214f\ua720-\ua7ff]")
+# Three or more single letters, each alone between separators: "d e l e t e".
+_SPACED_LETTERS = re.compile(r"(?<!\w)\w(?: \w(?!\w)){2,}")
 
 
 def visible(text: str) -> str:
