@@ -225,3 +225,17 @@ def test_spellings_drawn_as_the_word_read_as_it(text: str) -> None:
 @pytest.mark.parametrize("text", ["a b c", "Chats", "I O U", "\u202eChats\u202c"])
 def test_those_readings_find_no_word_that_is_not_there(text: str) -> None:
     assert not reads_destructive(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Book now", "Place bet", "Add a tip", "Start free trial", "Move to bin", "Format SD card",
+     "Overwrite file", "Exit group", "Unpair", "Factory reset", "ቦታ ያዝ", "ውርርድ", "ቅረጽ",
+     "ወደ መጣያ ውሰድ"],
+)  # fmt: skip
+def test_what_money_messages_data_membership_and_devices_can_lose_is_consequential(
+    text: str,
+) -> None:
+    """Bookings, bets, tips, trials, a bin, formatting, overwriting, leaving a group and a
+    device's pairing or reset are acts a tap cannot take back: each reads destructive."""
+    assert reads_destructive(text)

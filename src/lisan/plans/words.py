@@ -19,13 +19,19 @@ from collections.abc import Iterable
 from lisan.core.text import fold, folds
 
 # English, by what a reasonable person wants confirmed; a space also matches none ("checkout").
+# The list follows what a tap can lose: money (a payment, a purchase, a booking, a bet, a tip, a
+# trial that turns into a subscription), messages (what is sent, posted or shared cannot be
+# taken back), data (deleted, cleared, overwritten, formatted, moved to a bin), membership (a
+# group left, a contact blocked, an account closed) and devices (reset, unpaired, locked).
 DESTRUCTIVE_ENGLISH = (
     # money
     "pay", "buy", "purchase", "order", "checkout", "check out", "transfer", "withdraw", "sell",
     "cash out", "donate", "top up", "recharge", "subscribe", "upgrade", "renew", "bid",
+    "book now", "booking", "reserve", "reservation", "place bet", "bet now", "wager", "stake",
+    "tip", "start trial", "free trial", "try free", "rent", "invest", "pledge",
     # deleting and clearing
     "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "clear", "wipe",
-    "reset", "deletion", "removal", "erasure",
+    "reset", "deletion", "removal", "erasure", "move to bin", "overwrite", "replace", "format",
     # sending, posting, forwarding
     "send", "post", "publish", "share", "forward", "repost", "retweet", "tweet", "upload",
     "broadcast", "submit",
@@ -37,8 +43,10 @@ DESTRUCTIVE_ENGLISH = (
     "block", "report", "unfollow", "unfriend",
     # the account
     "deactivate", "close account", "close my account", "unsubscribe", "subscription", "unlink",
-    "leave",
+    "leave", "exit group",
     "sign out", "sign off", "log out", "log off",
+    # devices
+    "unpair", "forget device", "disconnect", "factory reset",
     # calling
     "call", "dial",
 )  # fmt: skip
@@ -55,6 +63,10 @@ DESTRUCTIVE_AMHARIC = (
     "ለግስ", "ይለግሱ", "ልገሳ",  # donate, donation
     "ሙላ", "ይሙሉ",  # top up (fill)
     "ተመዝገብ", "ይመዝገቡ",  # subscribe, register
+    "ቦታ ያዝ", "ቦታ ይያዙ",  # book, reserve (a place)
+    "ውርርድ", "ተወራረድ", "ይወራረዱ",  # bet
+    "ጉርሻ",  # tip
+    "ሙከራ ጀምር",  # start a trial
     # deleting and clearing
     "ሰርዝ", "ይሰርዙ",  # delete
     "አጥፋ", "ያጥፉ",  # erase, delete
@@ -62,6 +74,9 @@ DESTRUCTIVE_AMHARIC = (
     "አስወግድ", "ያስወግዱ",  # remove
     "አጽዳ", "ያጽዱ",  # clear
     "ዳግም አስጀምር",  # reset
+    "ቅረጽ", "ይቅረጹ",  # format (storage)
+    "ተካ", "ይተኩ",  # replace, overwrite
+    "ወደ መጣያ",  # to the bin
     # sending, posting
     "ላክ", "ይላኩ",  # send
     "ለጥፍ", "ይለጥፉ",  # post (also paste)
