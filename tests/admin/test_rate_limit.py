@@ -14,6 +14,7 @@ from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
 from tests.fixtures.admin import admin_token, audit_rows, bearer, user_path
 from tests.fixtures.app import client_for
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.devices import Device, register
 
@@ -23,6 +24,7 @@ CLIENT_IP = "203.0.113.7"
 
 @pytest.fixture
 async def limited_app(settings_factory: Callable[..., Settings]) -> AsyncIterator[LisanApp]:
+    await clear_of_a_minute_boundary()  # a test that spends the budget starts inside a minute
     app = create_app(settings_factory(rate_limit_user="2/minute"))
     async with LifespanManager(app):
         yield app

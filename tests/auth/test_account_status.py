@@ -13,7 +13,6 @@ the account is deleted.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from tests.fixtures.admin import audit_of, audit_rows, bearer, user_path
 from tests.fixtures.answers import assert_error, assert_retry_after, assert_unauthenticated
 from tests.fixtures.app import lisan_app
 from tests.fixtures.cases import Cases
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.commands import app_with, command, command_body
 from tests.fixtures.contract import assert_matches_contract, contract
 from tests.fixtures.devices import Device, ready_device, register
@@ -203,14 +203,6 @@ async def send(
     )
     assert_matches_contract(response)
     return response
-
-
-async def clear_of_a_minute_boundary(margin_s: float = 10.0) -> None:
-    """The limiter's windows are whole minutes of the clock, and a sliding window's count drops
-    as a new minute starts: a case that spends a budget starts well inside a minute."""
-    into_minute = time.time() % 60
-    if into_minute > 60 - margin_s:
-        await asyncio.sleep(60 - into_minute + 0.1)
 
 
 def limits(status: int) -> dict[str, str]:
