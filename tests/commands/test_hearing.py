@@ -116,7 +116,16 @@ def test_a_command_that_names_a_term_is_no_echo(text: str) -> None:
     assert hearing.doubt(heard, Locale.EN_US, 0.5, vocabulary=VOCABULARY) is None
 
 
+def test_a_transcript_longer_than_any_command_is_reprompted() -> None:
+    """15 s of speech is a few hundred characters: a transcript past MAX_TRANSCRIPT_CHARS is a
+    flood, REPROMPTed before any other check reads it; one at the bound passes."""
+    at_bound = "go " * (hearing.MAX_TRANSCRIPT_CHARS // 3)
+    assert doubt(Transcript(at_bound[: hearing.MAX_TRANSCRIPT_CHARS], 0.9)) != "transcript_too_long"
+    flood = Transcript("x" * (hearing.MAX_TRANSCRIPT_CHARS + 1), 0.9)
+    assert doubt(flood) == "transcript_too_long"
+
+
 def test_every_reason_is_a_metric_label() -> None:
     reasons = set(re.findall(r'return "([a-z_]+)"', inspect.getsource(hearing)))
-    assert len(reasons) == 6
+    assert len(reasons) == 7
     assert reasons <= metrics.COMMAND_REASONS

@@ -129,3 +129,16 @@ def test_text_input_types_no_control_or_bidi_character(typed: str, sent: str) ->
     space) or bidi controls (they draw text in another order than it is stored)."""
     raw = plan(step(action_type="TEXT_INPUT", target_node_id="n3", payload=typed))
     assert validated(raw).steps[0].payload == sent
+
+
+def test_a_payload_past_its_bound_is_invalid() -> None:
+    """A payload holds at most MAX_PAYLOAD_CHARS (a 15 s dictation is a few hundred): a flood
+    is `invalid_plan`, before it is cleaned or quoted."""
+    from lisan.plans.rules import MAX_PAYLOAD_CHARS
+
+    fits = step(action_type="TEXT_INPUT", target_node_id="n3", payload="a" * MAX_PAYLOAD_CHARS)
+    assert validated(plan(fits)).steps[0].payload == "a" * MAX_PAYLOAD_CHARS
+    flood = step(
+        action_type="TEXT_INPUT", target_node_id="n3", payload="a" * (MAX_PAYLOAD_CHARS + 1)
+    )
+    assert rejection(plan(flood)) == "invalid_plan"

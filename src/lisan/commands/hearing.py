@@ -1,7 +1,8 @@
 """Whether a transcript may go to the planner: the transcriber's own doubts, whichever provider
 gave them. A transcript that fails one is REPROMPTed with the reason, never planned.
 
-The checks run in the order an operator reads them: nothing heard, heard only the vocabulary
+The checks run in the order an operator reads them: nothing heard, heard more than any command
+holds (`MAX_TRANSCRIPT_CHARS`), heard only the vocabulary
 prompt echoed back (Whisper-style models do this on unclear audio: planned, it would send the
 user's vocabulary to the planner), heard in another language,
 heard nothing but noise, heard a loop (the server's compression ratio, or a phrase said three
@@ -30,6 +31,9 @@ LOOP_COMPRESSION_RATIO = 2.4
 # phrase of up to LOOP_PHRASE_WORDS words said LOOP_REPEATS times running is a loop too.
 LOOP_REPEATS = 3
 LOOP_PHRASE_WORDS = 3
+# 15 s of speech is a few hundred characters: a longer transcript is no command (a server's
+# flood or loop), REPROMPTed before any other check reads it.
+MAX_TRANSCRIPT_CHARS = 1_000
 ECHO_MIN_TERMS = 2
 LOOP_TEXT_CHARS = 2_000  # 15 s of speech is a few hundred: a provider's flood is not read whole
 
@@ -45,6 +49,8 @@ def doubt(
     is what the transcriber was prompted with."""
     if not transcript.text.strip():
         return "empty_transcript"
+    if len(transcript.text) > MAX_TRANSCRIPT_CHARS:
+        return "transcript_too_long"
     if echoes(transcript.text, vocabulary):
         return "vocabulary_echo"
     if transcript.language is not None and transcript.language != locale.language:

@@ -40,6 +40,7 @@ COMMAND_REASONS = frozenset(
         "language_mismatch",
         "repetitive_transcript",
         "vocabulary_echo",
+        "transcript_too_long",
         "subscription_inactive",
         "nothing_to_do",
         "target_not_on_screen",

@@ -20,9 +20,10 @@ Checks, in this order (the first failure is the reason reported):
       (`unknown_target_node`): an id on two node lines names none, since a line injected through
       screen text could otherwise decide what the id points at; a `TAP` names one (a tap on no
       node lands nobody can say where);
-   d. a `TEXT_INPUT` step carries a string payload, typed without control characters (a run
-      of them becomes a space) or bidi controls (`typable`), and a `SCROLL` payload is a
-      direction (`up`, `down`, `left`, `right`) or absent (`invalid_plan`);
+   d. a payload holds at most `MAX_PAYLOAD_CHARS`; a `TEXT_INPUT` step carries a string
+      payload, typed without control characters (a run of them becomes a space) or bidi
+      controls (`typable`), and a `SCROLL` payload is a direction (`up`, `down`, `left`,
+      `right`) or absent (`invalid_plan`);
    e. a `TAP` target takes clicks (`{clickable}`, or `{editable}`: a field takes focus) or sits
       inside a node that does (`target_not_clickable`): Android hands a click to the nearest
       clickable ancestor, so that node is what a TAP acts on; of a target with none, nobody
@@ -74,6 +75,9 @@ from lisan.screen.packages import is_package_name, names_package
 from lisan.screen.viewtree import Branch, ViewTree
 
 MAX_STEPS = 20
+# The longest payload a step may carry: a dictation of the longest command (15 s) is a few
+# hundred characters; a planner's flood is refused before it is cleaned or quoted.
+MAX_PAYLOAD_CHARS = 1_000
 # The steps one spoken question may name (`question`): a plan asking about more is refused.
 MAX_ASKED_STEPS = 3
 DISABLED_TARGET_ACTIONS = frozenset({"TAP", "TEXT_INPUT"})
@@ -157,6 +161,8 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
     if target is not None and (not isinstance(target, str) or target not in tree):
         raise PlanRejected("unknown_target_node")
     payload: str | None = step.get("payload")
+    if payload is not None and len(payload) > MAX_PAYLOAD_CHARS:
+        raise PlanRejected("invalid_plan")
     if action_type == "TEXT_INPUT" and payload is None:
         raise PlanRejected("invalid_plan")
     if action_type == "SCROLL" and payload is not None and payload not in SCROLL_DIRECTIONS:
