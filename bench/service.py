@@ -89,5 +89,7 @@ def server_env(database_url: str, provider_port: int, workdir: Path) -> dict[str
         "LISAN_RATE_LIMIT_USER": HUGE_LIMIT,
         "LISAN_RATE_LIMIT_IP": HUGE_LIMIT,
         "LISAN_RATE_LIMIT_REGISTER": HUGE_LIMIT,
+        # One device sends every command: its share of the bulkhead is the whole of it.
+        "LISAN_PROVIDER_MAX_PER_USER": "64",
         "LISAN_STORAGE_DIR": str(workdir / "objects"),
     }

@@ -72,10 +72,12 @@ async def test_a_burst_of_commands_gets_503_with_retry_after_not_an_open_breaker
         provider_max_concurrency=2,
         provider_queue_wait_s=0.2,
     ) as client:
-        device = await ready_device(client)
-        answers = await asyncio.gather(*(send(client, device, command_body()) for _ in range(8)))
+        devices = [await ready_device(client), await ready_device(client)]
+        answers = await asyncio.gather(
+            *(send(client, devices[n % 2], command_body()) for n in range(8))
+        )
         reached = fake_openai.transcriptions.calls
-        after = await send(client, device, command_body())
+        after = await send(client, devices[0], command_body())
     statuses = sorted(answer.status_code for answer in answers)
     assert statuses == [200] * 2 + [503] * 6
     for answer in answers:
@@ -94,3 +96,21 @@ def test_the_bound_is_a_positive_number(
 
     with pytest.raises(ValidationError):
         settings_factory(provider_max_concurrency=value)
+
+
+async def test_one_user_cannot_hold_every_slot(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """Each user holds at most a share of the slots (a quarter, at least one): one user's burst
+    of slow commands is refused past its share at once, and another user's command still finds
+    a free slot instead of queueing behind it."""
+    fake_openai.transcriptions.default = Answer.json(DEFAULT_TRANSCRIPTION, delay_s=0.5)
+    async with command_app(
+        settings_factory, fake_openai, provider_max_concurrency=4, provider_queue_wait_s=0.2
+    ) as client:
+        busy, other = await ready_device(client), await ready_device(client)
+        burst = [send(client, busy, command_body()) for _ in range(6)]
+        answers = await asyncio.gather(*burst, send(client, other, command_body()))
+    statuses = [answer.status_code for answer in answers]
+    assert sorted(statuses[:6]) == [200] + [503] * 5
+    assert statuses[6] == 200

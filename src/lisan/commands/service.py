@@ -21,7 +21,7 @@ from lisan.commands import idempotency, pipeline
 from lisan.commands.schemas import CommandResponse
 from lisan.commands.stages import Stage
 from lisan.commands.state import Command, Progress
-from lisan.core.context import command_outcome_var
+from lisan.core.context import command_outcome_var, provider_caller_var
 from lisan.core.database import Executor, transaction
 from lisan.core.http import answered_status
 from lisan.core.metrics import failure_reason
@@ -65,6 +65,7 @@ async def execute(
     if isinstance(claimed, idempotency.Replay):  # neither runs nor bills again
         return CommandAnswer(claimed.status, claimed.body, replayed=True)
     command, context, owner = claimed.command, claimed.context, claimed.owner
+    provider_caller_var.set(str(command.user_id))  # the bulkhead's share is per user
     progress = Progress()
     try:
         progress = await pipeline.gate(resources, command)

@@ -1,5 +1,6 @@
-"""Per-request context readable anywhere in the request's task: the request id (for logs), and
-what a command came to (set by the command service, read by the request edge's access log)."""
+"""Per-request context readable anywhere in the request's task: the request id (for logs), what
+a command came to (set by the command service, read by the request edge's access log), and whom
+its provider calls are for (set by the command service, read by the provider's bulkhead)."""
 
 from __future__ import annotations
 
@@ -18,3 +19,7 @@ def current_request_id() -> str | None:
 command_outcome_var: ContextVar[tuple[str, str | None] | None] = ContextVar(
     "lisan_command_outcome", default=None
 )
+
+
+# The user a command's provider calls are made for: the bulkhead gives each a bounded share.
+provider_caller_var: ContextVar[str | None] = ContextVar("lisan_provider_caller", default=None)

@@ -69,6 +69,8 @@ class Settings(BaseSettings):
     # The bulkhead in front of a remote provider (lisan.providers.bulkhead), per process.
     provider_max_concurrency: int = Field(default=64, ge=1, le=10_000)
     provider_queue_wait_s: PositiveSeconds = 2.0
+    # The slots one user may hold (lisan.providers.bulkhead); unset: a quarter of them, at least 1.
+    provider_max_per_user: int | None = Field(default=None, ge=1, le=10_000)
     confidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
     session_ttl_s: int = Field(default=2_592_000, ge=1, le=10 * YEAR_S)
     refresh_grace_s: int = Field(default=604_800, ge=0, le=YEAR_S)

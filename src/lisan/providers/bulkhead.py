@@ -15,6 +15,12 @@ wait up to twice the queue bound (one wait per call) longer than the provider ti
 
 The bound is per process: N server processes allow N times it. Size it from what the provider
 serves at once, divided by the processes.
+
+Each user (`core.context.provider_caller_var`, set by the command service) holds at most a
+share of the slots, LISAN_PROVIDER_MAX_PER_USER, by default `limit // USER_SHARE_DIVISOR` (at
+least 1): a few users with slow commands
+cannot hold every slot while everyone else waits. A call past its user's share is refused at
+once, as a full bulkhead's is (503, Retry-After); other users' calls are untouched.
 """
 
 from __future__ import annotations
@@ -23,20 +29,47 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from lisan.core.context import provider_caller_var
 from lisan.providers.base import ServiceAtCapacity
 
 BUSY_RETRY_AFTER_S = 2
+USER_SHARE_DIVISOR = 4
 
 
 class Bulkhead:
-    def __init__(self, limit: int, wait_s: float) -> None:
+    def __init__(self, limit: int, wait_s: float, *, user_share: int | None = None) -> None:
         self.limit = limit
+        self.user_share = user_share or max(1, limit // USER_SHARE_DIVISOR)
         self._wait_s = wait_s
         self._slots = asyncio.Semaphore(limit)
+        self._held: dict[str, int] = {}  # slots held or awaited, by user
 
     @asynccontextmanager
     async def slot(self, operation: str) -> AsyncIterator[None]:
-        """Hold one of the slots for the block; ServiceAtCapacity when none frees in time."""
+        """Hold one of the slots for the block; ServiceAtCapacity when none frees in time, or
+        at once when the caller holds its share already."""
+        caller = provider_caller_var.get()
+        if caller is not None and self._held.get(caller, 0) >= self.user_share:
+            raise ServiceAtCapacity(
+                f"{operation}: one user holds {self.user_share} provider calls",
+                retry_after_s=BUSY_RETRY_AFTER_S,
+                public_message="the voice service is busy; try again shortly",
+            )
+        if caller is not None:
+            self._held[caller] = self._held.get(caller, 0) + 1
+        try:
+            async with self._slot(operation):
+                yield
+        finally:
+            if caller is not None:
+                held = self._held[caller] - 1
+                if held:
+                    self._held[caller] = held
+                else:
+                    del self._held[caller]
+
+    @asynccontextmanager
+    async def _slot(self, operation: str) -> AsyncIterator[None]:
         try:
             async with asyncio.timeout(self._wait_s):
                 await self._slots.acquire()

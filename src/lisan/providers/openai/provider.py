@@ -55,7 +55,11 @@ class OpenAIProvider:
         self._settings = settings
         self._http = http
         self._breaker = breaker
-        self._bulkhead = Bulkhead(settings.provider_max_concurrency, settings.provider_queue_wait_s)
+        self._bulkhead = Bulkhead(
+            settings.provider_max_concurrency,
+            settings.provider_queue_wait_s,
+            user_share=settings.provider_max_per_user,
+        )
         self._base_url = str(settings.openai_base_url).rstrip("/")
         self._confidence = ConfidenceSource(settings.openai_transcribe_confidence)
         self._headers = (
