@@ -20,6 +20,7 @@ from lisan.core.database import create_engine, unit_of_work
 from lisan.core.settings import BillingEnforcement
 from tests.fixtures.billing import entitlement_of, subscribe
 from tests.fixtures.devices import register
+from tests.fixtures.rows import subscriptions_unreadable
 
 UNKNOWN = {
     "enforcement": "disabled",
@@ -29,17 +30,6 @@ UNKNOWN = {
     "command_quota": None,
     "commands_used": None,
 }
-
-
-@asynccontextmanager
-async def subscriptions_table_gone(engine: AsyncEngine) -> AsyncIterator[None]:
-    async with engine.begin() as connection:
-        await connection.execute(text("ALTER TABLE subscriptions RENAME TO subscriptions_away"))
-    try:
-        yield
-    finally:
-        async with engine.begin() as connection:
-            await connection.execute(text("ALTER TABLE subscriptions_away RENAME TO subscriptions"))
 
 
 @asynccontextmanager
@@ -59,7 +49,7 @@ async def test_a_missing_table_is_unknown_with_nulls(
 ) -> None:
     device = await register(client)
     await subscribe(app, device.user_id, "ACTIVE", quota=100)
-    async with subscriptions_table_gone(admin_engine):
+    async with subscriptions_unreadable(admin_engine):
         body = await entitlement_of(client, device)
     assert body == UNKNOWN
     after = await entitlement_of(client, device)
@@ -102,7 +92,7 @@ async def test_the_unit_of_work_goes_on_after_a_failed_read(
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
     sessions = app.services.resources.sessions
-    async with subscriptions_table_gone(admin_engine), unit_of_work(sessions) as session:
+    async with subscriptions_unreadable(admin_engine), unit_of_work(sessions) as session:
         await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
         ent = await service.entitlement(session, device.user_id, BillingEnforcement.ENFORCED)
         await service.record_billed_command(session, user_id=device.user_id, bill_id=after)
