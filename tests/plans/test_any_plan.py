@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from lisan.plans.question import confirmation_question, step_question
 from lisan.plans.rules import MAX_ASKED_STEPS, MAX_STEPS, required_packages, validate_plan
 from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
-from lisan.plans.words import is_generic_answer, is_message, reads_destructive
+from lisan.plans.words import names_no_act, reads_destructive
 from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.packages import is_package_name
 from lisan.screen.viewtree import TAKES_CLICKS, ViewTree
@@ -50,6 +50,19 @@ SCREENS = [
     ViewTree(
         "[n1] RecyclerView {scrollable}\n  [n2] LinearLayout {clickable}\n    [n3] ImageView\n"
         '    [n4] TextView desc="btn_remove_item"\n  [n9] EditText "Search" {editable}'
+    ),
+    # A clickable icon with no label, alone among other controls: nothing says what it does.
+    ViewTree(
+        "[n1] FrameLayout\n  [n2] LinearLayout\n    [n3] ImageButton {clickable}\n"
+        '    [n4] Button "Chats" {clickable}\n  [n9] Button "Delete everything" {clickable}'
+    ),
+    # A dialog whose checkbox sits beside its buttons: the checkbox's label is no message.
+    ViewTree(
+        '[n1] FrameLayout\n  [n2] LinearLayout\n    [n3] TextView "Erase all files?"\n'
+        '    [n4] LinearLayout\n      [n5] CheckBox "Don\'t ask again" {clickable}\n'
+        '      [n6] Button "Sounds good" {clickable}\n  [n7] TextView "Files"\n'
+        '  [n8] TextView "Recent"\n  [n9] TextView "Shared"\n  [n10] TextView "Starred"\n'
+        '  [n11] TextView "Help"'
     ),
 ]
 
@@ -213,8 +226,9 @@ def _assert_the_question_names_every_asked_step(safe: SafePlan, tree: ViewTree) 
 
 def _assert_a_tap_reads_what_it_clicks(tap: SafeStep, tree: ViewTree) -> None:
     """The node that receives the click (the target or its nearest clickable ancestor) exists,
-    is enabled, and when its subtree, or the container of a generic answer in it, reads
-    destructive, the step asks first."""
+    is enabled; when its subtree reads destructive, the step asks first; and when its subtree
+    names no act (no word, or only assent) and it is no text field, the step is asked or names
+    the message around it that gave it its meaning, a text on the screen outside that subtree."""
     target = tree.branch(str(tap.target_node_id))
     assert target is not None
     clicked = next(
@@ -227,11 +241,11 @@ def _assert_a_tap_reads_what_it_clicks(tap: SafeStep, tree: ViewTree) -> None:
     subtree = tree.texts(clicked)
     if any(reads_destructive(text) for text in subtree):
         assert tap.is_destructive
-    if any(is_generic_answer(text) for text in subtree):
-        containers = [b for b in tree.ancestors(clicked) if any(map(is_message, tree.texts(b)))]
-        container = tree.texts(containers[0]) if containers else tree.all_texts()
-        if any(reads_destructive(text) for text in container):
-            assert tap.is_destructive
+    elif "editable" not in clicked.node.flags and all(map(names_no_act, subtree)):
+        assert tap.asked or tap.context is not None
+    if tap.context is not None:
+        assert tap.context in tree.all_texts()
+        assert tap.context not in subtree
 
 
 @settings(max_examples=300, deadline=None)

@@ -239,3 +239,57 @@ def test_what_money_messages_data_membership_and_devices_can_lose_is_consequenti
     """Bookings, bets, tips, trials, a bin, formatting, overwriting, leaving a group and a
     device's pairing or reset are acts a tap cannot take back: each reads destructive."""
     assert reads_destructive(text)
+
+
+@pytest.mark.parametrize(
+    ("label", "act"),
+    [
+        ("ተሰርዟል", "has been deleted (ሰርዝ)"),
+        ("መሰረዝ", "deleting, the verbal noun"),
+        ("ለመሰረዝ", "to delete"),
+        ("ተልኳል", "has been sent (ላክ)"),
+        ("የተላከ", "which was sent"),
+        ("ለመክፈል", "to pay (ክፈል)"),
+        ("ገንዘብ ማስተላለፍ", "transferring money (አስተላልፍ)"),
+        ("መፍቀድ", "allowing (ፍቀድ)"),
+        ("ተገዝቷል", "has been bought (ግዛ)"),
+        ("ግዛው", "buy it"),
+    ],
+)
+def test_an_inflected_amharic_act_reads_as_its_root(label: str, act: str) -> None:
+    """Amharic verbs inflect by their vowels and affixes: an inflected or verbal-noun form of a
+    consequential act reads consequential, compared by its consonants."""
+    assert reads_destructive(label), act
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["ተመለስ", "ይመለሱ", "ልክ ነው", "ተከተል", "ፍለጋ", "ቅንብሮች", "ፎቶዎች", "መልእክት", "ሰላም", "አዲስ"],
+)
+def test_amharic_words_that_only_share_a_short_roots_consonants_are_not_acts(label: str) -> None:
+    """A two-consonant root matches only before an ending: "ተመለስ" (go back) is no "አትም"
+    (publish), "ልክ ነው" (that's right) no "ላክ" (send)."""
+    assert not reads_destructive(label)
+
+
+async def test_through_the_route_an_inflected_amharic_act_is_asked(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """Through the route: a button whose Amharic label inflects a consequential act is asked,
+    whatever the planner flagged; a button that only shares a short root's consonants is not."""
+    screen = """[n1] FrameLayout
+  [n2] Button "መልእክቱ ተሰርዟል፤ ለሁሉም ለመሰረዝ" {clickable}
+  [n3] Button "ተመለስ" {clickable}
+  [n4] TextView "መልእክቶች"
+  [n5] TextView "ቅንብሮች"
+  [n6] TextView "ፎቶዎች"
+  [n7] TextView "ጥሪዎች"
+  [n8] TextView "እገዛ"
+  [n9] TextView "ስለ"
+  [n10] TextView "ሁኔታ\""""
+    cases = {
+        "to delete for everyone": (sent.plan(sent.step("TAP", "n2")), TELEGRAM, screen, CONFIRM),
+        "go back": (sent.plan(sent.step("TAP", "n3")), TELEGRAM, screen, ("ACCEPTED", None)),
+    }
+    asked, _ = await run_cases(settings_factory, fake_openai, cases)
+    assert asked["action_plan"]["steps"][0]["is_destructive"] is True

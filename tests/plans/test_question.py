@@ -156,12 +156,27 @@ def test_the_label_is_the_nodes_text_then_its_desc() -> None:
     assert "“Delete conversation”" in say(tap("n7"), EN)
 
 
-def test_without_a_label_the_payload_then_a_generic_word() -> None:
-    """Without a label the question names the payload, else a generic word."""
+def test_without_a_label_the_payload_then_that_it_has_none() -> None:
+    """Without a label the question names the payload, else says the button has no label."""
     assert say(tap("n9", payload="Archive"), EN) == "Tap “Archive”? Say yes to go ahead."
-    assert say(tap("n9"), EN) == "Tap this? Say yes to go ahead."
-    assert say(tap(None), AM) == "ይህን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
-    assert say(tap("gone"), EN) == "Tap this? Say yes to go ahead."
+    assert say(tap("n9"), EN) == "Tap a button with no label? Say yes to go ahead."
+    assert say(tap(None), AM) == "ስም የሌለውን ቁልፍ ልጫን? ለመቀጠል «አዎ» ይበሉ።"
+    assert say(tap("gone"), EN) == "Tap a button with no label? Say yes to go ahead."
+
+
+def test_a_tap_that_takes_its_meaning_from_a_message_names_the_message() -> None:
+    """A tap whose label names no act is named with the message that gave it its meaning, cut
+    around the word that makes it consequential."""
+    long_message = (
+        "Your library holds 12 photos from last summer. Remove them? This can't be undone."
+    )
+    ok = SafeStep("TAP", "n9", None, True, context=long_message)
+    assert say(ok, EN) == (
+        "Tap the button on “…summer. Remove them? This can't be…”? Say yes to go ahead."
+    )
+    labelled = SafeStep("TAP", "n4", None, True, context="Remove 12 photos?")
+    assert say(labelled, EN) == "Tap “Send” on “Remove 12 photos?”? Say yes to go ahead."
+    assert say(labelled, AM) == "«Remove 12 photos?» ላይ «Send»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።"
 
 
 def test_text_input_names_what_it_types_not_the_field() -> None:

@@ -1,7 +1,8 @@
 """A step is destructive when what it acts on says so, whatever the planner said: for a TAP the
 clicked node and everything under it, for a TEXT_INPUT or a SCROLL its target's subtree; a
-generic answer ("OK", "አዎ", "Continue") means what the message it answers says. The rules only
-ever upgrade a step, never the planner's `true` down."""
+control that names no act ("OK", "አዎ", a check mark, an unlabelled icon) means what the message
+around it says, and one that nothing around explains is asked. The rules only ever upgrade a
+step, never the planner's `true` down."""
 
 from __future__ import annotations
 
@@ -178,3 +179,135 @@ async def test_a_generic_answer_means_what_the_message_beside_it_says(
     bodies = await run_cases(settings_factory, fake_openai, cases)
     for body in bodies[:3]:
         assert body["action_plan"]["steps"][0]["is_destructive"] is True
+
+
+# Around the photo dialog's message, a checkbox and answers whose own words name no act.
+def _photo_dialog(answer_line: str) -> str:
+    return f"""[n1] FrameLayout
+  [n2] TextView "Photos"
+  [n3] TextView "Albums"
+  [n4] TextView "Shared"
+  [n5] TextView "Search"
+  [n6] TextView "Library"
+  [n7] TextView "Settings"
+  [n8] LinearLayout
+    [n9] TextView "Remove 12 photos? This can't be undone."
+    [n10] LinearLayout
+      [n11] CheckBox "Don't ask again" {{clickable}}
+      {answer_line}"""
+
+
+# A chat list whose rows each carry an unlabelled menu icon; the last row reads destructive.
+ICON_ROWS = """[n1] FrameLayout
+  [n2] TextView "Chats"
+  [n3] TextView "Calls"
+  [n4] TextView "Status"
+  [n5] TextView "Settings"
+  [n6] TextView "Archived"
+  [n7] TextView "Starred"
+  [n15] TextView "Help"
+  [n8] RecyclerView {scrollable}
+    [n9] LinearLayout
+      [n10] TextView "Abebe: see you at 6"
+      [n11] ImageButton {clickable}
+    [n12] LinearLayout
+      [n13] TextView "Delete this chat for everyone"
+      [n14] ImageButton {clickable}"""
+
+
+# An unlabelled icon among other controls only: nothing on the screen says what it does.
+LONE_ICON = """[n1] FrameLayout
+  [n2] LinearLayout
+    [n3] ImageButton {clickable}
+    [n4] Button "Chats" {clickable}
+    [n5] Button "Calls" {clickable}
+    [n6] Button "Status" {clickable}
+  [n7] Button "Settings" {clickable}"""
+
+
+# A subscription dialog whose dismissal shares its word with the act.
+CANCEL_DIALOG = """[n1] AlertDialog
+  [n2] TextView "Cancel your Premium subscription? You will lose your saved items."
+  [n3] LinearLayout
+    [n4] Button "Cancel" {clickable}"""
+
+
+async def test_a_control_that_names_no_act_means_what_its_container_says(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """A control whose own text names no act (a check mark, an unlabelled icon, a phrase of
+    assent on no list) takes its meaning from its dialog or its nearest container with a
+    message; the question names that message. A checkbox's label beside the buttons is not the
+    dialog's message; an answer in a button bar answers the message above it, whatever its
+    words; a dismissal that shares its word with the act is asked."""
+    cases = {
+        "a check mark under the message": (
+            sent.plan(sent.step("TAP", "n12")),
+            TELEGRAM,
+            _photo_dialog('[n12] Button "✓" {clickable}'),
+            CONFIRM,
+        ),
+        "an affirmative phrase on no list": (
+            sent.plan(sent.step("TAP", "n12")),
+            TELEGRAM,
+            _photo_dialog('[n12] Button "Sounds good!" {clickable}'),
+            CONFIRM,
+        ),
+        "an OK beside a checkbox": (
+            sent.plan(sent.step("TAP", "n12")),
+            TELEGRAM,
+            _photo_dialog('[n12] Button "OK" {clickable}'),
+            CONFIRM,
+        ),
+        "an answer in the button bar": (
+            sent.plan(sent.step("TAP", "n12")),
+            TELEGRAM,
+            _photo_dialog('[n12] Button "Make it so" {clickable}'),
+            CONFIRM,
+        ),
+        "an unlabelled icon in a destructive row": (
+            sent.plan(sent.step("TAP", "n14")),
+            TELEGRAM,
+            ICON_ROWS,
+            CONFIRM,
+        ),
+        "an unlabelled icon in a harmless row": (
+            sent.plan(sent.step("TAP", "n11")),
+            TELEGRAM,
+            ICON_ROWS,
+            ACCEPTED,
+        ),
+        "a dismissal that shares the act's word": (
+            sent.plan(sent.step("TAP", "n4")),
+            TELEGRAM,
+            CANCEL_DIALOG,
+            CONFIRM,
+        ),
+    }
+    bodies = await run_cases(settings_factory, fake_openai, cases)
+    spoken = [body.get("speech_response_text") for body in bodies]
+    message = "Remove 12 photos? This can't be undone."
+    assert spoken[0] == f"Tap “✓” on “{message}”? Say yes to go ahead."
+    assert spoken[2] == f"Tap “OK” on “{message}”? Say yes to go ahead."
+    assert spoken[4] == "Tap the button on “Delete this chat for everyone”? Say yes to go ahead."
+    for body in (*bodies[:5], bodies[6]):
+        assert body["action_plan"]["steps"][0]["is_destructive"] is True
+
+
+async def test_a_control_nothing_on_the_screen_explains_is_asked(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """An unlabelled icon whose containers hold no message: the rules cannot read what a tap on
+    it does, so it is asked, and the question says the button has no label; a labelled button
+    on the same screen is read and accepted."""
+    cases = {
+        "the lone icon": (sent.plan(sent.step("TAP", "n3")), TELEGRAM, LONE_ICON, CONFIRM),
+        "a labelled button beside it": (
+            sent.plan(sent.step("TAP", "n7")),
+            TELEGRAM,
+            LONE_ICON,
+            ACCEPTED,
+        ),
+    }
+    icon, _ = await run_cases(settings_factory, fake_openai, cases)
+    assert icon["speech_response_text"] == "Tap a button with no label? Say yes to go ahead."

@@ -172,6 +172,24 @@ def name_words(name: str) -> list[str]:
     return _LATIN_WORD.findall(anyascii(visible(name)).lower())
 
 
+# Ge'ez writes a consonant and its vowel as one syllable, eight to a row of code points (ä u i a
+# e ə o, then the consonant with w): the row is the consonant. A few rows hold only a
+# consonant's labialized forms (qʷ, qhʷ, xʷ, kʷ, kxʷ, gʷ): they are that consonant's row.
+_LABIALIZED_ROWS = {0x1248: 0x1240, 0x1258: 0x1250, 0x1288: 0x1280, 0x12B0: 0x12A8,
+                    0x12C0: 0x12B8, 0x1310: 0x1308}  # fmt: skip
+_CONSONANTS = {
+    code: chr(_LABIALIZED_ROWS.get(code - code % 8, code - code % 8))
+    for code in range(0x1200, 0x135B)
+}
+
+
+def consonants(text: str) -> str:
+    """Each Ge'ez syllable of `text` as its consonant (the first form of its row), all else as
+    it is: the consonant skeleton by which Amharic words of one root compare, whatever vowels
+    their inflection gives them ("ሰርዝ", "ይሰርዙ", "ተሰርዟል" and "መሰረዝ" all hold "ሰረዘ")."""
+    return text.translate(_CONSONANTS)
+
+
 @functools.cache
 def _prototypes() -> dict[str, str]:
     """Each character that has look-alikes, mapped to its class's prototype (itself omitted)."""

@@ -11,7 +11,9 @@ in plan order, at most `rules.MAX_ASKED_STEPS` of them (a plan with more is refu
 gets here). Before a consequential step, the text the plan typed last is named too: a "Send"
 says what is sent. A plan with no such step (the planner asked, or the transcriber gave no
 confidence) names its first step and how many follow. A label too long to quote whole is
-quoted around the word that makes it consequential, not from its start.
+quoted around the word that makes it consequential, not from its start. A tap whose own label
+names no act ("OK", a check mark, an unlabelled icon) is named with the message that gives it
+its meaning: 'Tap “OK” on “Remove 12 photos? This can't be…”?'.
 
 This is the only sentence of variable content the phone speaks, and it is composed here from
 the checked plan: the planner's own `speech_response_text` is never spoken, so text on a screen
@@ -49,7 +51,7 @@ _SPACE_CATEGORIES = frozenset({"Cc", "Zl", "Zp"})
 
 # Per action type: (with a quoted subject, without one). `{}` is the quoted subject.
 _ENGLISH = {
-    "TAP": ("Tap “{}”", "Tap this"),
+    "TAP": ("Tap “{}”", "Tap a button with no label"),
     "TEXT_INPUT": ("Type “{}”", "Type this"),
     "OPEN_APP": ("Open “{}”", "Open this app"),
     "SCROLL": ("Scroll “{}”", "Scroll the screen"),
@@ -57,13 +59,17 @@ _ENGLISH = {
     "HOME": ("Go to the home screen", "Go to the home screen"),
 }
 _AMHARIC = {
-    "TAP": ("«{}»ን ልጫን", "ይህን ልጫን"),
+    "TAP": ("«{}»ን ልጫን", "ስም የሌለውን ቁልፍ ልጫን"),
     "TEXT_INPUT": ("«{}» ልጻፍ", "ይህን ልጻፍ"),
     "OPEN_APP": ("«{}»ን ልክፈት", "ይህን መተግበሪያ ልክፈት"),
     "SCROLL": ("«{}»ን ልሸብልል", "ገጹን ልሸብልል"),
     "BACK": ("ወደ ኋላ ልመለስ", "ወደ ኋላ ልመለስ"),
     "HOME": ("ወደ መነሻ ገጽ ልሂድ", "ወደ መነሻ ገጽ ልሂድ"),
 }
+# A TAP whose meaning comes from the message around it: (with a label, without one); the first
+# `{}` is the label, the other the message.
+_ON_ENGLISH = ("Tap “{}” on “{}”", "Tap the button on “{}”")
+_ON_AMHARIC = ("«{1}» ላይ «{0}»ን ልጫን", "«{}» ላይ ያለውን ቁልፍ ልጫን")
 _PROCEED = {True: "Say yes to go ahead.", False: "ለመቀጠል «አዎ» ይበሉ።"}
 _THEN = {True: ", then ", False: "፣ ከዚያ "}
 
@@ -115,6 +121,10 @@ def named_steps(plan: SafePlan) -> list[SafeStep]:
 def _clause(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str, english: bool) -> str:
     templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
     subject = _subject(step, nodes, package_name)
+    where = quotable(step.context, around_consequence=True) if step.action_type == "TAP" else None
+    if where is not None:  # "OK" means what "Remove 12 photos?" says: the user hears both
+        on = _ON_ENGLISH if english else _ON_AMHARIC
+        return on[0].format(subject, where) if subject is not None else on[1].format(where)
     return templates[0].format(subject) if subject is not None else templates[1]
 
 
@@ -135,8 +145,14 @@ def quotable(
     cleaned = " ".join("".join(kept).split())
     if len(cleaned) > limit:
         start = _window_start(cleaned, limit) if around_consequence else 0
+        window = cleaned[start : start + limit]
+        # Whole words only, where the window holds more than one: "…summer. Remove them…".
+        if start > 0 and cleaned[start - 1] != " " and " " in window:
+            window = window[window.index(" ") + 1 :]
+        if cleaned[start + limit : start + limit + 1] not in {"", " "} and " " in window:
+            window = window[: window.rindex(" ")]
         head = ELLIPSIS if start > 0 else ""
-        cleaned = head + cleaned[start : start + limit].strip() + ELLIPSIS
+        cleaned = head + window.strip() + ELLIPSIS
     return cleaned or None
 
 

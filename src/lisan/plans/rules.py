@@ -52,8 +52,10 @@ when the planner says so, and also
   node and everything under it (a "Delete account" label on the child of a clickable row makes
   tapping the row, or the row's icon, destructive); for a TEXT_INPUT or SCROLL its target's
   subtree;
-- when what a TAP acts on says only a generic answer ("OK", "Yes", "እሺ"): then what the
-  question it answers says (`consequence`: its container, or a dialog-like screen whole);
+- when what a TAP acts on names no act of its own (a check mark, an unlabelled icon, "OK",
+  "Sounds good", "እሺ"), or answers a dialog: then what its dialog or container says
+  (`consequence`); when nothing around it says anything, the rules cannot read what it does,
+  and the step is asked (`SafeStep.unread`), never accepted on the plan's word;
 - when it opens an app whose spoken name the service cannot tie to the package it opens
   (`names_package`): the phone must never open one app while the user hears another's name.
 This only ever upgrades a step, never downgrades the planner's `true`. How words are read
@@ -66,10 +68,9 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from lisan.plans.consequence import is_field, what_it_says
+from lisan.plans.consequence import Meaning, is_field, what_it_does
 from lisan.plans.places import check_apps, unread_after_navigation
 from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
-from lisan.plans.words import any_reads_destructive
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
 from lisan.screen.packages import is_package_name, names_package
 from lisan.screen.viewtree import Branch, ViewTree
@@ -188,17 +189,24 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         and "disabled" in acted_on.node.flags
     ):
         raise PlanRejected("target_disabled")
+    meaning = (
+        what_it_does(acted_on, tree, action_type=action_type)
+        if acted_on is not None
+        else Meaning(consequential=False)
+    )
     return SafeStep(
         action_type=action_type,
         target_node_id=target,
         payload=payload,
         is_destructive=(
             planner_destructive
-            or (acted_on is not None and any_reads_destructive(what_it_says(acted_on, tree)))
+            or meaning.consequential
             or (action_type == "OPEN_APP" and not names_package(payload, package_name))
         ),
         leaves_app_unknown=action_type == "BACK"
         or (action_type == "TAP" and not is_field(acted_on)),
+        unread=not meaning.read,
+        context=meaning.context,
     )
 
 

@@ -24,8 +24,12 @@ class SafeStep:
     # a TAP that may follow a link).
     leaves_app_unknown: bool = field(default=False, compare=False)
     # For the rules only: it names a node of a screen a TAP before it may have left, so what it
-    # acts on was never read: it is asked, and the question names it.
+    # acts on was never read (or a control whose meaning the rules could not read): it is asked,
+    # and the question names it.
     unread: bool = field(default=False, compare=False)
+    # For the question only: the message outside the node that gave the step its meaning ("OK"
+    # under "Remove 12 photos?"), quoted so the user hears what a yes does.
+    context: str | None = field(default=None, compare=False)
 
     @property
     def asked(self) -> bool:

@@ -1,13 +1,16 @@
-"""What screen text says a tap will do: the words of consequential acts, and the generic answers
-("OK", "Yes", "Continue") that take their meaning from the message beside them.
+"""What screen text says a tap will do: the words of consequential acts, the words of assent
+("OK", "Sounds good", "እሺ") that name no act and take their meaning from the message beside
+them, and the words that decline ("Cancel", "Not now").
 
 Read through `core.text.folds`, so look-alike letters, invisible characters, marks, camelCase
 and identifier spellings ("deleteButton", "btn_remove_item") cannot hide a word. English words
 match at the start of a word, so "Deleted items", "Payments" and "Sender" count too, and so do
 the same acts with a prefix a reasonable person reads as the same act ("Resend", "Unsend",
 "AutoPay", "Prepay", "Re-post"): a needless question is the safe side of a wrong guess. Amharic
-words match anywhere, because Amharic attaches object markers and clitics to the verb ("ላክለት"
-holds "ላክ"); the price is the odd false alarm ("ግዛት", region, holds "ግዛ").
+words match anywhere as spelled, because Amharic attaches object markers and clitics to the verb
+("ላክለት" holds "ላክ"); the price is the odd false alarm ("ግዛት", region, holds "ግዛ"). And since
+Amharic inflects by vowels too ("ተሰርዟል", has been deleted), its acts are also read by their
+consonants (`AMHARIC_ROOTS`).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import functools
 import re
 from collections.abc import Iterable
 
-from lisan.core.text import fold, folds
+from lisan.core.text import consonants, fold, folds
 
 # English, by what a reasonable person wants confirmed; a space also matches none ("checkout").
 # The list follows what a tap can lose: money (a payment, a purchase, a booking, a bet, a tip, a
@@ -112,17 +115,27 @@ ENGLISH_PREFIXES = ("re", "un", "auto", "pre", "post", "e", "mass", "bulk", "qui
 # Words a prefix turns into another act: "Recall" is no call.
 UNPREFIXED = frozenset({"call"})
 
-# Answers that say nothing of their own: a tap on one does what the message beside it says.
-GENERIC_ANSWERS = (
-    "ok", "okay", "yes", "y", "sure", "continue", "done", "proceed", "go", "go ahead", "next",
-    "apply", "got it", "i understand", "understood", "yes please", "do it", "confirm", "accept",
-    "allow", "agree", "i agree", "submit", "finish", "ok got it", "yes continue",
-    "እሺ", "አዎ", "አዎን", "ቀጥል", "ይቀጥሉ", "ቀጣይ", "ጨርስ", "ይጨርሱ", "ተስማምቻለሁ", "እሺ ቀጥል",
+# Words that only assent: a label made of nothing else ("OK", "Sounds good", "Yes, do it",
+# "Let's go", "Count me in", "እሺ ቀጥል") names no act of its own; a tap on it does what the
+# message beside it says. A bag of words, not a list of phrases: the phrasings of yes are many,
+# their words few. Words that name an act themselves ("confirm", "accept", "allow", "submit")
+# are consequential words, read as such first.
+ASSENT_WORDS = (
+    "ok", "okay", "k", "yes", "yeah", "yep", "yup", "ya", "y", "sure", "fine", "good", "great",
+    "nice", "cool", "perfect", "awesome", "alright", "all", "right", "sounds", "sound", "looks",
+    "look", "works", "that", "this", "it", "its", "s", "let", "lets", "us", "go", "do", "ahead",
+    "please", "thanks", "thank", "you", "absolutely", "definitely", "certainly", "of", "course",
+    "count", "me", "in", "deal", "agreed", "i", "m", "im", "am", "understand", "understood",
+    "got", "continue", "proceed", "next", "done", "finish", "apply", "and", "now", "then",
+    "እሺ", "አዎ", "አዎን", "ይሁን", "ጥሩ", "በጣም", "ደህና", "ቀጥል", "ይቀጥሉ", "እንቀጥል", "ቀጣይ",
+    "ጨርስ", "ይጨርሱ", "ተስማምቻለሁ", "ገባኝ", "ትክክል", "እንሂድ", "ሂድ", "በቃ", "እሺ",
 )  # fmt: skip
-# Answers that do nothing: they are no message (a dialog's "Cancel" says nothing of its "OK").
-DISMISSALS = (
-    "cancel", "no", "not now", "later", "maybe later", "dismiss", "close", "back", "no thanks",
-    "skip", "ይቅር", "አይ", "አይደለም", "ተወው", "ዝጋ", "በኋላ",
+# Words that decline: a label of nothing else ("Cancel", "Not now", "No thanks") does nothing,
+# unless the message it answers uses the same word for an act ("Cancel subscription?").
+DISMISSAL_WORDS = (
+    "cancel", "no", "not", "now", "later", "maybe", "dismiss", "close", "back", "thanks",
+    "skip", "never", "keep", "stay", "don", "t", "dont", "nope", "go", "i", "ll", "it",
+    "ይቅር", "አይ", "አይደለም", "ተወው", "ዝጋ", "በኋላ", "አሁን", "አይሆንም", "ይቅርታ",
 )  # fmt: skip
 
 
@@ -144,8 +157,71 @@ DESTRUCTIVE_WORDS = re.compile(
     + "|".join(_phrase(words) for words in DESTRUCTIVE_AMHARIC)
     + ")"
 )
-_ANSWERS = frozenset(" ".join(fold(answer).split()) for answer in GENERIC_ANSWERS)
-_NO_MESSAGE = _ANSWERS | frozenset(" ".join(fold(word).split()) for word in DISMISSALS)
+_ASSENT = frozenset(fold(word) for word in ASSENT_WORDS)
+_DISMISSAL = frozenset(fold(word) for word in DISMISSAL_WORDS)
+
+
+# Amharic inflects a verb by its vowels and by what it attaches: "ሰርዝ" (delete!) is also "ይሰርዙ"
+# (polite), "ተሰርዟል" (has been deleted), "መሰረዝ" (deleting), "ለመሰረዝ" (to delete). So each
+# one-word act above is also read by its consonants (`core.text.consonants`): the root, after
+# at most two consonants of the prefixes verbs and verbal nouns take (the glottal አ/እ/ያ, የ/ይ,
+# ተ/ት, መ/ማ, ነ/ን, ለ/ል, በ, ከ). A causative's leading አ ("አጥፋ", "አስወግድ") is such a prefix,
+# so its root is read without it. A root of three consonants or more matches whatever follows
+# it; one of two ("ላክ", send, is "ለከ") only before at most two consonants of the object and
+# subject endings (ል, ት, ው, ሽ, ክ, ቸ, ን, ህ, ም), or it would be found in too many words: "ተመለስ"
+# (go back) holds the consonants of "አትም" (publish) before "ለሰ". Still more words than acts
+# share a root's consonants; the price is the odd needless question, and a few common words
+# that name no act are not read that way (`AMHARIC_NOT_ACTS`).
+AMHARIC_PREFIXES = "አየተመነለበከ"
+AMHARIC_ENDINGS = "ለተወሸከቸነሀመ"
+AMHARIC_NOT_ACTS = (
+    "ልክ",  # right, exactly (ላክ, send)
+    "ክፍል", "ክፍሎች",  # a room, a section (ክፈል, pay: spelled apart, read below as spelled)
+    "ተከተል", "ይከተሉ", "ተከታይ", "ተከታዮች",  # follow, follower (ተካ, replace)
+    "ሰረዝ",  # a dash (ሰርዝ, delete)
+    "ጠፍቷል",  # it is off, it is lost (አጥፋ, erase)
+)  # fmt: skip
+
+
+def amharic_root(word: str) -> str:
+    """The consonants by which an Amharic act is read (see above)."""
+    root = _consonant_reading(word)
+    return root[1:] if root[0] == fold("አ") and len(root) > 2 else root
+
+
+def _consonant_reading(text: str) -> str:
+    return fold(consonants(text))
+
+
+def _one_of(texts: Iterable[str]) -> str:
+    return "|".join(re.escape(text) for text in texts)
+
+
+def _amharic_pattern() -> re.Pattern[str]:
+    roots = sorted(
+        {
+            amharic_root(words)
+            for words in DESTRUCTIVE_AMHARIC
+            if " " not in words and not words.startswith(("ይ", "ያ"))  # polite: a prefix more
+        },
+        key=len,
+        reverse=True,
+    )
+    prefix, endings = (
+        _one_of(_consonant_reading(AMHARIC_PREFIXES)),
+        _consonant_reading(AMHARIC_ENDINGS),
+    )
+    not_acts = _one_of(_consonant_reading(word) for word in AMHARIC_NOT_ACTS)
+    long_roots = _one_of(root for root in roots if len(root) > 2)
+    short_roots = _one_of(root for root in roots if len(root) <= 2)
+    return re.compile(
+        rf"(?<!\S)(?!(?:{not_acts})(?!\S))(?:{prefix}){{0,2}}"
+        rf"(?:(?:{long_roots})|(?:{short_roots})[{re.escape(endings)}]{{0,2}}(?!\S))"
+    )
+
+
+# Over `_consonant_reading` of a text holding Ge'ez.
+AMHARIC_ROOTS = _amharic_pattern()
 
 
 def reads_destructive(text: str | None) -> bool:
@@ -158,7 +234,12 @@ def reads_destructive(text: str | None) -> bool:
 # at most 64 texts of at most the screen's 64 KB.
 @functools.lru_cache(maxsize=64)
 def _reads_destructive(text: str) -> bool:
-    return any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in folds(text))
+    if any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in folds(text)):
+        return True
+    return _GEEZ.search(text) is not None and bool(AMHARIC_ROOTS.search(_consonant_reading(text)))
+
+
+_GEEZ = re.compile("[\u1200-\u137f]")
 
 
 def any_reads_destructive(texts: Iterable[str]) -> bool:
@@ -167,17 +248,29 @@ def any_reads_destructive(texts: Iterable[str]) -> bool:
     return reads_destructive("\n".join(texts))
 
 
-def is_generic_answer(text: str) -> bool:
-    """Whether a text is only an answer ("OK", "Yes!", "እሺ"): its meaning is beside it."""
-    return _reading(text) in _ANSWERS
+def words_of(text: str) -> tuple[str, ...]:
+    """The words a person reads in `text`, folded (`core.text.fold`)."""
+    return _words(text)
+
+
+def names_no_act(text: str) -> bool:
+    """Whether a text says nothing a tap could do: no word at all (a check mark, an icon's
+    glyph) or only words of assent ("OK", "Sounds good", "እሺ")."""
+    return set(_words(text)) <= _ASSENT
+
+
+def is_dismissal(text: str) -> bool:
+    """Whether a text only declines ("Cancel", "Not now", "ይቅር"); at least one word."""
+    words = _words(text)
+    return bool(words) and set(words) <= _DISMISSAL
 
 
 def is_message(text: str) -> bool:
-    """Whether a text says something of its own: neither an answer nor a dismissal."""
-    reading = _reading(text)
-    return bool(reading) and reading not in _NO_MESSAGE
+    """Whether a text says something of its own: neither assent, nor a dismissal, nor empty."""
+    words = set(_words(text))
+    return bool(words - _ASSENT) and not words <= _DISMISSAL
 
 
 @functools.lru_cache(maxsize=4096)
-def _reading(text: str) -> str:
-    return " ".join(fold(text).split())
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(fold(text).split())

@@ -23,7 +23,7 @@ backtracking into them), so a 64 KiB tree parses in a few milliseconds whatever 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 
 FLAGS = frozenset({"clickable", "scrollable", "editable", "checked", "selected", "disabled"})
@@ -93,19 +93,100 @@ class Branch:
         return [value for value in (self.node.text, self.node.desc) if value]
 
 
+# Classes of controls that take a tap without saying so in the flags a phone reports.
+_CHECKABLE_CLASS = re.compile(r"check|switch|radio|toggle|chip", re.IGNORECASE)
+
+
+def is_control(node: ViewNode | None) -> bool:
+    """A node a person operates (a button, a field, a checkbox): its label names what it does
+    and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message)."""
+    return node is not None and bool(
+        node.flags & TAKES_CLICKS or _CHECKABLE_CLASS.search(node.class_name)
+    )
+
+
+class _Lines:
+    """The summary's lines with their nesting, read in one pass the first time a rule needs to
+    look beyond one branch (its ancestors, what stands beside it): a plan of twenty steps on a
+    64 KB screen then costs one pass, not one per step. Lines are parsed when first read."""
+
+    __slots__ = ("ends", "indents", "index", "lines", "nodes", "parents", "starts", "subtree_ends")
+
+    def __init__(self, summary: str) -> None:
+        self.lines: list[str] = []
+        self.starts: list[int] = []
+        self.ends: list[int] = []
+        self.indents: list[int] = []
+        self.parents: list[int] = []
+        self.subtree_ends: list[int] = []  # the index past the last line of each subtree
+        self.nodes: dict[int, ViewNode | None] = {}
+        open_lines: list[int] = []
+        position = 0
+        for line in summary.split("\n"):
+            if line.strip():
+                indent = len(line) - len(line.lstrip(" "))
+                while open_lines and self.indents[open_lines[-1]] >= indent:
+                    self.subtree_ends[open_lines.pop()] = len(self.lines)
+                self.parents.append(open_lines[-1] if open_lines else -1)
+                open_lines.append(len(self.lines))
+                self.lines.append(line)
+                self.starts.append(position)
+                self.ends.append(position + len(line))
+                self.indents.append(indent)
+                self.subtree_ends.append(-1)
+            position += len(line) + 1
+        for still_open in open_lines:
+            self.subtree_ends[still_open] = len(self.lines)
+        self.index = {start: at for at, start in enumerate(self.starts)}
+
+    def node(self, at: int) -> ViewNode | None:
+        if at not in self.nodes:
+            self.nodes[at] = _parse_line(self.lines[at])
+        return self.nodes[at]
+
+    def texts(self, at: int) -> list[str]:
+        node = self.node(at)
+        if node is None:
+            return [self.lines[at].strip()]
+        return [value for value in (node.text, node.desc) if value]
+
+    def branch(self, at: int) -> Branch:
+        return Branch(
+            self.node(at), self.lines[at].strip(), self.starts[at], self.ends[at], self.indents[at]
+        )
+
+    def uncontrolled_texts(self, first: int, past: int) -> list[str]:
+        """The texts of lines `first` to `past` (excluded) that no control among them owns:
+        a control's subtree is skipped whole."""
+        texts: list[str] = []
+        at = first
+        while at < past:
+            if is_control(self.node(at)):
+                at = self.subtree_ends[at]
+                continue
+            texts += self.texts(at)
+            at += 1
+        return texts
+
+
 class ViewTree(Mapping[str, ViewNode]):
     """The nodes of `parse_view_tree`, found on demand: a plan names a few ids, a screen may
     hold hundreds of lines, and most plans are checked against none of them. A look-up parses
     only the lines that contain `[id]`, so an id on two node lines is not found, as in the full
-    parse. Iterating parses everything once."""
+    parse. Iterating parses everything once; looking beyond a branch reads the lines' nesting
+    once (`_Lines`)."""
 
     def __init__(self, summary: str) -> None:
         self._summary = summary
         self._found: dict[str, Branch | None] = {}
         self._all: dict[str, ViewNode] | None = None
+        self._lines: _Lines | None = None
         # What each branch shows, read once per tree (a tree is one command's screen): a plan's
         # steps on one list read its lines again.
         self._texts: dict[int, list[str]] = {}
+        self._holds_at_most: dict[int, bool] = {}
+        self._free: dict[int, list[str]] = {}
+        self._classes: frozenset[str] | None = None
 
     def __getitem__(self, node_id: str) -> ViewNode:
         found = self._find(node_id)
@@ -139,48 +220,92 @@ class ViewTree(Mapping[str, ViewNode]):
     def all_texts(self) -> list[str]:
         """Everything the screen shows: every node's text and description, and every line that
         is not a node, in order."""
-        texts: list[str] = []
-        for line in self._summary.split("\n"):
-            if line.strip():
-                texts += _branch(line, 0, 0).texts()
-        return texts
+        lines = self._read_lines()
+        return [text for at in range(len(lines.lines)) for text in lines.texts(at)]
+
+    def values(self) -> ValuesView[ViewNode]:
+        """The nodes, parsed once (the Mapping default would look each id up again)."""
+        return self._parsed().values()
+
+    def classes(self) -> frozenset[str]:
+        """The class names of the screen's nodes."""
+        if self._classes is None:
+            self._classes = frozenset(node.class_name for node in self.values())
+        return self._classes
+
+    def holds_at_most(self, count: int) -> bool:
+        """Whether the screen shows at most `count` texts; reads only as far as it must, once."""
+        if count not in self._holds_at_most:
+            lines, seen = self._read_lines(), 0
+            for at in range(len(lines.lines)):
+                seen += len(lines.texts(at))
+                if seen > count:
+                    break
+            self._holds_at_most[count] = seen <= count
+        return self._holds_at_most[count]
 
     def ancestors(self, branch: Branch) -> list[Branch]:
         """The lines `branch` is indented under, nearest first: each is less indented than the
         one below it. A line that is not a node counts: it holds what is under it."""
+        lines = self._read_lines()
         found: list[Branch] = []
-        summary, indent, start = self._summary, branch.indent, branch.start
-        while indent > 0 and start > 0:
-            end = start - 1  # the line break before the line at `start`
-            start = summary.rfind("\n", 0, end) + 1
-            line = summary[start:end]
-            if line.strip() and _indent(line) < indent:
-                indent = _indent(line)
-                found.append(_branch(line, start, end))
+        at = lines.parents[lines.index[branch.start]]
+        while at != -1:
+            found.append(lines.branch(at))
+            at = lines.parents[at]
         return found
+
+    def siblings(self, branch: Branch) -> list[Branch]:
+        """The lines indented directly under `branch`'s parent, `branch` among them; only
+        `branch` when it has no parent."""
+        lines = self._read_lines()
+        at = lines.index[branch.start]
+        parent = lines.parents[at]
+        if parent == -1:
+            return [branch]
+        found, child = [], parent + 1
+        while child < lines.subtree_ends[parent]:
+            found.append(lines.branch(child))
+            child = lines.subtree_ends[child]
+        return found
+
+    def free_texts(self, branch: Branch | None) -> list[str]:
+        """What `branch` shows that no control inside it owns: its own line's texts, and those
+        of its subtree but for the subtrees of controls (a button's label is what that button
+        does, nobody's message). `None` reads the whole screen. Read once per branch."""
+        lines = self._read_lines()
+        at = -1 if branch is None else lines.index[branch.start]
+        if at not in self._free:
+            if at == -1:
+                self._free[at] = lines.uncontrolled_texts(0, len(lines.lines))
+            else:
+                self._free[at] = lines.texts(at) + lines.uncontrolled_texts(
+                    at + 1, lines.subtree_ends[at]
+                )
+        return self._free[at]
 
     def receiver(self, branch: Branch) -> Branch | None:
         """The branch that receives a click on `branch`: itself when it takes clicks, else its
         nearest ancestor that does (Android hands a click to the nearest clickable ancestor);
         None when neither it nor any ancestor does. A text field takes a click: it focuses."""
-        for candidate in (branch, *self.ancestors(branch)):
+        if branch.node is not None and branch.node.flags & TAKES_CLICKS:
+            return branch
+        for candidate in self.ancestors(branch):
             if candidate.node is not None and candidate.node.flags & TAKES_CLICKS:
                 return candidate
         return None
 
+    def _read_lines(self) -> _Lines:
+        if self._lines is None:
+            self._lines = _Lines(self._summary)
+        return self._lines
+
     def _texts_under(self, branch: Branch) -> list[str]:
-        texts: list[str] = []
-        for line in _lines_from(self._summary, branch.end + 1):
-            if not line.strip():
-                continue
-            if _indent(line) <= branch.indent:
-                break
-            node = _parse_line(line)
-            if node is None:
-                texts.append(line.strip())
-            else:
-                texts += [value for value in (node.text, node.desc) if value]
-        return texts
+        lines = self._read_lines()
+        at = lines.index[branch.start]
+        return [
+            text for line in range(at + 1, lines.subtree_ends[at]) for text in lines.texts(line)
+        ]
 
     def _parsed(self) -> dict[str, ViewNode]:
         if self._all is None:
@@ -209,19 +334,6 @@ class ViewTree(Mapping[str, ViewNode]):
                 found = Branch(node, line.strip(), start, end, _indent(line))
             at = summary.find(needle, end)
         return found
-
-
-def _branch(line: str, start: int, end: int) -> Branch:
-    return Branch(_parse_line(line), line.strip(), start, end, _indent(line))
-
-
-def _lines_from(summary: str, start: int) -> Iterator[str]:
-    """The lines from `start` on, one at a time: a subtree is usually a few lines of many."""
-    while start <= len(summary):
-        end = summary.find("\n", start)
-        end = len(summary) if end == -1 else end
-        yield summary[start:end]
-        start = end + 1
 
 
 def _indent(line: str) -> int:
