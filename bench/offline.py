@@ -28,11 +28,12 @@ import time
 import wave
 import zlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from bench.common import add_decoder_settings
 from bench.offline_cases import (
@@ -49,6 +50,7 @@ from bench.offline_cases import (
     Case,
     Step,
 )
+from bench.offline_gate import calibrate_gate
 from lisan import say
 from lisan.commands.audio import has_speech, is_loud
 from lisan.core.locale import Locale
@@ -56,13 +58,16 @@ from lisan.core.settings import Settings
 from lisan.plans.rules import validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import Expected, Screen
-from lisan.providers.local import planner
+from lisan.providers.local import hearing, planner
 from lisan.providers.local.confidence import Evidence
 from lisan.providers.local.grammar import GARBAGE_WEIGHT, build
+from lisan.providers.local.hearing import Candidate, Verdict
 from lisan.providers.local.phones import Pronouncer
 from lisan.providers.local.pool import DECODER_WORDS, Request
 from lisan.providers.local.provider import request_for, transcript_of
 from lisan.providers.local.recognizer import WORD_INSERTION_PENALTY, Heard, Recognizer
+from lisan.providers.local.whisper import weights
+from lisan.providers.local.whisper.scorer import Scored, Scorer
 from lisan.screen.viewtree import ViewTree
 
 SAMPLE_RATE = 16_000
@@ -81,6 +86,7 @@ class Answer:
     cpu_ms: float
     confidence: float | None
     evidence: Evidence | None
+    replay: Replay | None = None
 
 
 @dataclass
@@ -97,6 +103,9 @@ class Outcome:
     confidence: float | None = None
     features: tuple[float, float] | None = None
     loud: bool = True  # what the energy stage of the speech gate alone would say
+    replay: Replay | None = None
+    screen: str = ""
+    expected: tuple[Step, ...] | None = None  # a command's right steps
 
 
 @dataclass
@@ -109,16 +118,42 @@ class Decoding:
     garbage_weight: str = GARBAGE_WEIGHT
     pronouncer: Pronouncer = field(default_factory=Pronouncer)
     recognizer: Recognizer | None = None
+    scorer: Scorer | None = None
+    # What the second ear was last given: pocketsphinx's hypothesis, the candidates and
+    # Whisper's scores (`--calibrate` replays the gate on them at other thresholds).
+    last: Replay | None = None
 
     def hear(self, pcm: bytes, request: Request) -> Heard:
+        self.last = None
+        if self.scorer is None:
+            threadpool_limits(limits=1)  # as a decoder process runs
+            self.scorer = Scorer(weights.load())
         if self.recognizer is None or self.recognizer.added_words >= DECODER_WORDS:
-            self.recognizer = Recognizer(english_wip=self.english_wip)
+            self.recognizer = Recognizer(
+                english_wip=self.english_wip, scorer=self.scorer, judge=self._judge
+            )
         grammar = build(
             request.expected, request.language, self.pronouncer, garbage_weight=self.garbage_weight
         )
         return self.recognizer.hear(
             pcm, grammar, request.language, request.dictation, request.refuse_below
         )
+
+    def _judge(
+        self, decoded: str, scored: Scored, heard: Sequence[Candidate], language: Locale
+    ) -> Verdict:
+        self.last = Replay(
+            decoded, list(scored.scores), [c.text for c in heard], [c.decoded for c in heard]
+        )
+        return hearing.judge(decoded, scored, heard, language)
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    decoded: str
+    scores: list[float]
+    texts: list[str]
+    decoded_flags: list[bool]
 
 
 @dataclass
@@ -204,7 +239,7 @@ def run_one(
     def answer(status: str, reason: str | None, text: str = "", steps: list[Step] | None = None,
                confidence: float | None = None) -> Answer:  # fmt: skip
         cpu = (time.process_time() - started) * 1000
-        return Answer(status, reason, text, steps or [], cpu, confidence, evidence)
+        return Answer(status, reason, text, steps or [], cpu, confidence, evidence, decoding.last)
 
     if not has_speech(pcm):
         return answer("REPROMPT", "no_speech")
@@ -213,10 +248,20 @@ def run_one(
     evidence = heard.evidence
     transcript = transcript_of(heard)
     text, confidence = transcript.text, transcript.confidence
+    status, reason, steps = planned(text, confidence, language, screen_key, threshold)
+    return answer(status, reason, text, steps, confidence)
+
+
+def planned(
+    text: str, confidence: float | None, language: Locale, screen_key: str, threshold: float
+) -> tuple[str, str | None, list[Step]]:
+    """What the route answers for a transcript: status, reason, steps."""
+    screen = SCREENS[screen_key]
+    seen = Screen(screen.package, screen.tree, granted=screen.package in GRANTED)
     if not text.strip():
-        return answer("REPROMPT", "empty_transcript", confidence=confidence)
+        return "REPROMPT", "empty_transcript", []
     if confidence is not None and confidence < threshold:
-        return answer("REPROMPT", "low_confidence", text, confidence=confidence)
+        return "REPROMPT", "low_confidence", []
     raw = planner.plan(text, seen, language, GRANTED)
     try:
         if not raw["steps"]:
@@ -225,11 +270,10 @@ def run_one(
             raw, ViewTree(screen.tree), set(GRANTED), current_package=screen.package
         )
     except PlanRejected as rejected:
-        return answer("REJECTED", rejected.reason, text, confidence=confidence)
+        return "REJECTED", rejected.reason, []
     confirm = plan.requires_confirmation(transcriber_confident=confidence is not None)
     steps = [(s.action_type, s.target_node_id) for s in plan.steps]
-    status = "CONFIRMATION_REQUIRED" if confirm else "ACCEPTED"
-    return answer(status, None, text, steps, confidence)
+    return ("CONFIRMATION_REQUIRED" if confirm else "ACCEPTED"), None, steps
 
 
 def _words(text: str) -> str:
@@ -260,7 +304,7 @@ def bench(
                 planned = got.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"}
                 correct = planned and tuple(got.steps) == case.steps
                 report.outcomes.append(_outcome("command", language, case.said, voice, rate, got,
-                                                correct))  # fmt: skip
+                                                correct, case.screen, case.steps))  # fmt: skip
     for sentence in DICTATION_ENGLISH if languages is None or "en-US" in languages else ():
         typed = (("TEXT_INPUT", "n3"),) + ((("TAP", "n4"),) if sentence.startswith("send") else ())
         for voice, rate in plans[0][3]:
@@ -291,7 +335,9 @@ def bench(
             for voice, rate in voices:
                 pcm = speak(sentence, voice, rate)
                 got = run_one(pcm, locale, screens[index % 2], threshold, decoding)
-                report.outcomes.append(_outcome(kind, language, sentence, voice, rate, got, False))
+                report.outcomes.append(
+                    _outcome(kind, language, sentence, voice, rate, got, False, screens[index % 2])
+                )
     for name, pcm in noises():
         for language, locale in (("en-US", Locale.EN_US), ("am-ET", Locale.AM_ET)):
             if language not in voiced:
@@ -325,7 +371,9 @@ def _amharic_speech(report: Report, threshold: float, folder: Path, decoding: De
         screen = ("chat_am", "settings_am")[index % 2]
         got = run_one(pcm, Locale.AM_ET, screen, threshold, decoding)
         speaker = clip.stem.rsplit("_", 1)[-1][:5]
-        report.outcomes.append(_outcome("real_amharic", "am-ET", clip.stem, speaker, 0, got, False))
+        report.outcomes.append(
+            _outcome("real_amharic", "am-ET", clip.stem, speaker, 0, got, False, screen)
+        )
 
 
 def _shared_speech(report: Report, threshold: float, decoding: Decoding) -> None:
@@ -336,16 +384,19 @@ def _shared_speech(report: Report, threshold: float, decoding: Decoding) -> None
         pcm = (SHARED_SPEECH / file).read_bytes()  # as recorded: zeros would fake a floor
         got = run_one(pcm, Locale.EN_US, "chat", threshold, decoding)
         label = "real_background" if kind == "background" else "real_word"
-        outcome = _outcome(label, "en-US", word, "human", 0, got, False)
+        speaker = Path(file).stem.split("_")[1]  # <word>_<speaker>_nohash_<n>
+        outcome = _outcome(label, "en-US", word, f"human-{speaker}", 0, got, False, "chat")
         report.outcomes.append(replace(outcome, loud=is_loud(pcm)))
 
 
 def _outcome(
-    kind: str, language: str, said: str, voice: str, rate: int, got: Answer, correct: bool
-) -> Outcome:
+    kind: str, language: str, said: str, voice: str, rate: int, got: Answer, correct: bool,
+    screen: str = "", expected: tuple[Step, ...] | None = None,
+) -> Outcome:  # fmt: skip
     features = got.evidence.features() if got.evidence else None
     return Outcome(kind, language, said, f"{voice}@{rate}", got.status, got.reason,
-                   got.transcript, correct, got.cpu_ms, got.confidence, features)  # fmt: skip
+                   got.transcript, correct, got.cpu_ms, got.confidence, features,
+                   replay=got.replay, screen=screen, expected=expected)  # fmt: skip
 
 
 def summary(report: Report) -> dict[str, object]:
@@ -382,6 +433,16 @@ def summary(report: Report) -> dict[str, object]:
         lines["am-ET_dictation"] = {
             "declined_as_unsupported": _pct(sum(o.correct for o in declined), len(declined)),
         }
+    for language in ("en-US", "am-ET"):
+        commands = [o for o in report.outcomes if o.kind == "command" and o.language == language]
+        by_voice: dict[str, list[Outcome]] = {}
+        for o in commands:
+            by_voice.setdefault(o.voice, []).append(o)
+        if by_voice:
+            lines[f"{language}_by_voice"] = {
+                voice: _pct(sum(o.correct for o in said), len(said))
+                for voice, said in sorted(by_voice.items())
+            }
     cpu = [o.cpu_ms for o in report.outcomes if o.kind == "command"]
     lines["cpu_ms_per_2s_command"] = {
         "median": round(statistics.median(cpu), 1),
@@ -431,7 +492,7 @@ def calibrate(report: Report) -> dict[str, object]:
         chosen = [o for o in report.outcomes if o.language == language]
         commands = [o for o in chosen if o.kind == "command"]
         oog = [o for o in chosen if o.kind == "out_of_grammar"]
-        if not commands:  # --language ran the other one only
+        if not any(o.features for o in commands):  # not run, or judged by the second ear
             continue
         held_out: dict[int, float] = {}
         for fold in (0, 1):
@@ -510,6 +571,9 @@ def main() -> None:
     print(json.dumps(summary(report), indent=2, ensure_ascii=False))
     if args.calibrate:
         print(json.dumps({"calibration": calibrate(report)}, indent=2, ensure_ascii=False))
+        threshold = Settings().confidence_threshold
+        gate = calibrate_gate(report.outcomes, planned, threshold)
+        print(json.dumps({"second_ear": gate}, indent=2, ensure_ascii=False))
     if args.failures:
         for o in report.outcomes:
             wrong = (

@@ -19,7 +19,7 @@ SCREENS = {
     "chat": BenchScreen(
         "org.telegram.messenger",
         """[n1] FrameLayout
-  [n2] TextView "Chats"
+  [n2] TextView "Chats" {clickable}
   [n3] EditText "Message" {editable}
   [n4] Button "Send" {clickable}
   [n5] RecyclerView {scrollable}
@@ -57,7 +57,7 @@ SCREENS = {
     "mail": BenchScreen(
         "com.google.android.gm",
         """[n1] FrameLayout
-  [n2] TextView "Inbox"
+  [n2] TextView "Inbox" {clickable}
   [n3] ImageButton desc="Compose" {clickable}
   [n4] RecyclerView {scrollable}
     [n5] TextView "Meeting tomorrow" {clickable}
@@ -89,7 +89,7 @@ SCREENS = {
     "gallery": BenchScreen(
         "com.google.android.apps.photos",
         """[n1] FrameLayout
-  [n2] TextView "Photos"
+  [n2] TextView "Photos" {clickable}
   [n3] RecyclerView {scrollable}
     [n4] ImageView desc="Photo from Monday" {clickable}
   [n5] Button "Albums" {clickable}

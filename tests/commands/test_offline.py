@@ -5,10 +5,17 @@ only once it is a vocabulary term; a command on an ungranted app's screen is ref
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from pathlib import Path
+
 import httpx
 import pytest
 
+from lisan.core.settings import Settings
+from lisan.providers.local.whisper import weights
 from lisan.testing.speech import b64, duration_ms, hum
+from tests.fixtures.app import served
 from tests.fixtures.commands import command
 from tests.fixtures.devices import TELEGRAM, ready_device
 from tests.fixtures.offline import CHAT, CHAT_AM, say, steps
@@ -80,17 +87,17 @@ async def test_noise_is_no_speech(offline: httpx.AsyncClient) -> None:
 async def test_a_name_is_heard_only_once_it_is_a_vocabulary_term(
     offline: httpx.AsyncClient,
 ) -> None:
-    """ "call kebede" on a screen without that name: unheard before the term is added (no plan),
-    heard after it (the planner then says honestly that Kebede is not on this screen)."""
+    """ "call bekele" on a screen without that name: unheard before the term is added (no plan),
+    heard after it (the planner then says honestly that Bekele is not on this screen)."""
     device = await ready_device(offline)
-    before = await say(offline, device, "call kebede")
+    before = await say(offline, device, "call bekele")
     assert before.get("reprompt_reason") != "target_not_on_screen"
     assert "action_plan" not in before or steps(before) != [("TAP", "n6")]
     added = await offline.post(
-        "/v1/vocabulary", json={"term": "Kebede", "kind": "contact"}, headers=device.headers
+        "/v1/vocabulary", json={"term": "Bekele", "kind": "contact"}, headers=device.headers
     )
     assert added.status_code == 201, added.text
-    after = await say(offline, device, "call kebede")
+    after = await say(offline, device, "call bekele")
     assert (after["status"], after.get("reprompt_reason")) == ("REJECTED", "target_not_on_screen")
 
 
@@ -173,8 +180,13 @@ SOUND_AM = """[n1] FrameLayout
 async def test_a_label_that_only_looks_like_the_word_said_is_asked_never_tapped(
     offline: httpx.AsyncClient, text: str, language: str, tree: str, shown: str
 ) -> None:
+    """A label that only looks like what was said is asked about, naming it, never tapped; in
+    Amharic the second ear may not confirm pocketsphinx at all, and then nothing is heard."""
     device = await ready_device(offline)
     answer = await say(offline, device, text, language=language, tree=tree)
+    if language == "am-ET" and answer["status"] == "REPROMPT":
+        assert "action_plan" not in answer
+        return
     assert (answer["status"], steps(answer)) == ("CONFIRMATION_REQUIRED", [("TAP", "n3")])
     assert shown in answer["speech_response_text"]  # the question names what it would tap
 
@@ -190,3 +202,26 @@ async def test_an_exact_label_is_still_tapped_at_once(
     device = await ready_device(offline)
     answer = await say(offline, device, text, language=language, tree=tree)
     assert (answer["status"], steps(answer)) == ("ACCEPTED", [("TAP", "n3")])
+
+
+async def test_without_the_scorers_weights_a_command_is_asked_again_and_the_log_says_why(
+    settings_factory: Callable[..., Settings],
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    tmp_path: Path,
+) -> None:
+    """Weights missing or not the pinned files: the service starts, a real command is answered
+    REPROMPT (nothing is acted on by one ear alone), never a 500, and the log says why."""
+    (tmp_path / "model.bin").write_bytes(b"corrupt")
+    monkeypatch.setattr(weights, "model_dir", lambda: tmp_path)
+    settings = settings_factory(rate_limit_commands="100000/minute")
+    with caplog.at_level(logging.ERROR, logger="lisan.providers.local"):
+        async with served(settings) as client:
+            device = await ready_device(client)
+            answer = await say(client, device, "tap settings")
+    assert (answer["status"], answer["reprompt_reason"]) == ("REPROMPT", "empty_transcript")
+    assert "action_plan" not in answer
+    logged = [r for r in caplog.records if r.name == "lisan.providers.local"]
+    assert logged
+    assert "scorer unavailable" in logged[0].getMessage()
+    assert "model.bin" in logged[0].__dict__["error"]

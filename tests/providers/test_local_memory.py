@@ -18,6 +18,7 @@ from lisan.providers.local.phones import CACHED_READINGS, Pronouncer
 from lisan.providers.local.pool import DecoderPool, Memory, Request, worker_memory
 from lisan.providers.local.provider import request_for
 from lisan.providers.local.recognizer import CHECKED_WORDS, Recognizer
+from lisan.providers.local.whisper.scorer import Scorer
 from lisan.testing.speech import padded, spoken
 
 CHAT = "org.telegram.messenger"
@@ -87,10 +88,13 @@ async def small_pool(request: pytest.FixtureRequest) -> AsyncIterator[DecoderPoo
     pool.close()
 
 
-def test_the_caches_stay_bounded_after_many_commands_with_distinct_labels() -> None:
+def test_the_caches_stay_bounded_after_many_commands_with_distinct_labels(
+    whisper_scorer: Scorer,
+) -> None:
     """Every command brings 16 new words; the pronouncer's readings and the recognizer's record
     of the words it added keep only their most recent ones, and decoding still works."""
-    pronouncer, recognizer = Pronouncer(maxsize=40), Recognizer(checked_words=30)
+    pronouncer = Pronouncer(maxsize=40)
+    recognizer = Recognizer(checked_words=30, scorer=whisper_scorer)
     for index in range(12):
         screen = Screen(CHAT, _distinct_labels(index))
         grammar = build(Expected([], screen, []), Locale.EN_US, pronouncer)

@@ -45,9 +45,16 @@ class Intent:
     direction: str | None = None
 
 
-def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]) -> Plan:
+def intent_of(transcript: str, language: Locale) -> Intent | None:
+    """What a transcript of the command grammar asks for; None for nothing the planner reads.
+    Two transcripts that ask for the same thing ("press the save button", "tap save") have the
+    same intent."""
     words = tuple(transcript.split())
-    intent = _amharic(words) if language is Locale.AM_ET else _english(words)
+    return _amharic(words) if language is Locale.AM_ET else _english(words)
+
+
+def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]) -> Plan:
+    intent = intent_of(transcript, language)
     current = screen.current_package if screen is not None else ""
     if intent is None:
         return _declined(current, "nothing_to_do")

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import multiprocessing
 import os
 import time
@@ -46,12 +47,16 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TypeVar
 
+from threadpoolctl import threadpool_limits
+
 from lisan.core import metrics
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected
 from lisan.providers.local.grammar import build
 from lisan.providers.local.phones import Pronouncer
 from lisan.providers.local.recognizer import Heard, Recognizer
+from lisan.providers.local.whisper import weights
+from lisan.providers.local.whisper.scorer import Scorer
 
 # A decode whose screen brings new words costs its process about 9 KiB once the caches are full
 # (measured: 23 new words a decode): 1000 decodes, about 9 MB.
@@ -59,6 +64,7 @@ RECYCLE_AFTER_DECODES = 1000
 RECYCLE_AFTER_S = 300.0  # the bound on how long any word stays in a decoder process
 DECODER_WORDS = 50_000  # words added to a decoder before it is made afresh: about 20 MB
 T = TypeVar("T")
+log = logging.getLogger("lisan.providers.local")
 
 
 class PoolFull(Exception):
@@ -187,13 +193,25 @@ _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
 
 def _state() -> tuple[Recognizer, Pronouncer]:
     """The worker's recognizer and pronouncer, made on first use; the recognizer made afresh
-    once its decoder's dictionary has grown by DECODER_WORDS (0.15 s)."""
+    once its decoder's dictionary has grown by DECODER_WORDS (0.15 s). The second ear's weights
+    load once per process (about 0.7 s), kept across those renewals."""
     global _worker
     if _worker is None:
-        _worker = (Recognizer(), Pronouncer())
+        # numpy's BLAS would start a thread per core in each worker, which already is one of
+        # `workers` processes: twice the CPU for the same answer (measured).
+        threadpool_limits(limits=1)
+        _worker = (Recognizer(scorer=_load_scorer()), Pronouncer())
     elif _worker[0].added_words >= DECODER_WORDS:
-        _worker = (Recognizer(), _worker[1])
+        _worker = (Recognizer(scorer=_worker[0].scorer), _worker[1])
     return _worker
+
+
+def _load_scorer() -> Scorer | None:
+    try:
+        return Scorer(weights.load())
+    except weights.WeightsUnavailable as unavailable:
+        log.error("offline scorer unavailable", extra={"error": str(unavailable)})
+        return None
 
 
 def warm_worker() -> None:

@@ -11,6 +11,7 @@ covers: docs/offline-provider.md.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -28,6 +29,9 @@ from lisan.providers.base import (
 from lisan.providers.local import planner
 from lisan.providers.local.pool import DecoderPool, PoolFull, Request
 from lisan.providers.local.recognizer import Heard
+from lisan.providers.local.whisper import weights
+
+log = logging.getLogger("lisan.providers.local")
 
 QUEUE_PER_WORKER = 8  # decodes that may wait per worker process before a 503
 BUSY = "the offline speech recogniser is busy; try again shortly"
@@ -41,8 +45,18 @@ class LocalProvider:
         self._settings = settings
         count = workers or max(1, os.cpu_count() or 1)
         self._pool = DecoderPool(count, count * QUEUE_PER_WORKER)
+        # The second ear's weights, checked once here so the server's log says it at start; the
+        # workers load them again (a process of their own).
+        self._unavailable = weights.problem()
+        if self._unavailable is not None:
+            log.error(
+                "offline scorer unavailable: every command is asked again",
+                extra={"error": self._unavailable},
+            )
 
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
+        if self._unavailable is not None:
+            return Transcript("", 0.0)  # nothing heard: the pipeline asks again (REPROMPT)
         try:
             async with asyncio.timeout(self._settings.transcribe_timeout_s):
                 request = request_for(expected, language, self._settings.confidence_threshold)

@@ -22,16 +22,20 @@ One decode:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+import numpy as np
 from cachetools import LRUCache
 from pocketsphinx import Decoder, set_loglevel
 
 from lisan.core.locale import Locale
+from lisan.providers.local import hearing
 from lisan.providers.local.confidence import Evidence, confidence
 from lisan.providers.local.coverage import forced_onto_longer_speech
-from lisan.providers.local.grammar import Grammar, dictation_verb, is_garbage
+from lisan.providers.local.grammar import EMPTY_SLOTS, Grammar, dictation_verb, is_garbage
+from lisan.providers.local.hearing import Judge
 from lisan.providers.local.phones import CMUDICT, MODEL_DIR
+from lisan.providers.local.whisper.scorer import Scorer
 
 set_loglevel("FATAL")  # pocketsphinx reports a grammar miss on stderr; we read its result
 
@@ -74,6 +78,8 @@ class Heard:
     confidence: float | None
     dictated: bool = False
     evidence: Evidence | None = None
+    # How the two ears decided (`hearing.Verdict.how`), for the benches and the log.
+    how: str | None = None
 
 
 class Recognizer:
@@ -85,7 +91,13 @@ class Recognizer:
         options: dict[str, str] | None = None,
         *,
         english_wip: float = WORD_INSERTION_PENALTY[Locale.EN_US],
+        scorer: Scorer | None = None,
+        judge: Judge = hearing.judge,
     ) -> None:
+        # The second ear (`hearing`); None when its weights could not be loaded: then nothing is
+        # heard (every command is asked again) rather than pocketsphinx trusted alone.
+        self.scorer = scorer
+        self._judge = judge
         # A bench measures other English penalties; Amharic's stays.
         self._wip = {**WORD_INSERTION_PENALTY, Locale.EN_US: english_wip}
         # Every decode starts its feature state afresh (`_decode`), from the same cepstral mean:
@@ -117,12 +129,44 @@ class Recognizer:
         for a dictation to decline."""
         self._phones: list[tuple[str, int, int, float]] = []
         heard = self._hear_command(pcm, grammar, language)
+        heard = self._second_ear(pcm, grammar, language, heard)
         refused = not heard.text or (heard.confidence or 0.0) < refuse_below
         if dictation and grammar.dictation is not None and refused:
             return self._dictation(pcm, grammar.dictation) or heard
         if grammar.unsupported_dictation is not None and refused:
             return self._unsupported_dictation(pcm, grammar.unsupported_dictation) or heard
         return heard
+
+    def command_hypothesis(self, pcm: bytes, grammar: Grammar, language: Locale) -> str:
+        """pocketsphinx's command alone ("" for none), before the second ear (for benches)."""
+        self._phones = []
+        return self._hear_command(pcm, grammar, language).text
+
+    def _second_ear(self, pcm: bytes, grammar: Grammar, language: Locale, heard: Heard) -> Heard:
+        """Whisper's judgement of pocketsphinx's hypothesis (`hearing`)."""
+        if self.scorer is None:
+            return Heard("", 0.0, how="scorer_unavailable")
+        if language is Locale.AM_ET and not heard.text:
+            return heard  # nothing to verify: Amharic acts only on pocketsphinx's command
+        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
+        listening = self.scorer.listen(samples)
+        verbs = {
+            action: self.scorer.first_word(listening, words)
+            for action, words in hearing.ENGLISH_VERB_CHOICES.items()
+        }
+        heard_by = hearing.candidates(
+            grammar.slots or EMPTY_SLOTS, language, decoded=heard.text, verbs=verbs
+        )
+        if not heard_by:
+            return Heard("", 0.0, how="no_candidates")
+        scored = self.scorer.score(listening, [c.spoken for c in heard_by])
+        verdict = self._judge(heard.text, scored, heard_by, language)
+        if not verdict.text:  # nothing heard; the first ear's own score kept for the benches
+            return Heard("", heard.confidence or 0.0, evidence=heard.evidence, how=verdict.how)
+        if language is Locale.AM_ET:  # near, not agreed: no score, so the plan is asked first
+            confidence = heard.confidence if verdict.how == "agreed" else None
+            return replace(heard, confidence=confidence, how=verdict.how)
+        return Heard(verdict.text, hearing.confidence_of(verdict), how=verdict.how)
 
     def _unsupported_dictation(self, pcm: bytes, jsgf: str) -> Heard | None:
         """Amharic dictation, heard only to be declined: the verb alone, as a dictated text."""
@@ -162,6 +206,8 @@ class Recognizer:
         command = self._segments()
         if is_garbage(text):
             return Heard("", 0.0)
+        if language is Locale.EN_US:
+            return Heard(text, None)  # judged by the second ear, which needs no phone loop
         phones = self._phone_pass(pcm)
         if not phones:
             return Heard("", 0.0)
