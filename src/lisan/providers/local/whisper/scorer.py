@@ -53,11 +53,19 @@ class Scored:
 class Scorer:
     """One per decoder process: the weights load once (about 0.5 s and 200 MB)."""
 
-    def __init__(self, weights: Weights) -> None:
+    def __init__(
+        self, weights: Weights, *, language: str | None = None, window_s: float | None = None
+    ) -> None:
+        """`language`: the transcript's, for a multilingual model (tiny.en takes none);
+        `window_s`: the encoder's window, the audio plus `MARGIN_S` by default (30 is
+        Whisper's own)."""
         self._model = Whisper(weights)
         self._tokenizer = Tokenizer.from_str(weights.tokenizer_json)
         self._end = self._token("<|endoftext|>")
-        self._prefix = [self._token("<|startoftranscript|>"), self._token("<|notimestamps|>")]
+        self._window_s = window_s
+        told = [] if language is None else [f"<|{language}|>", "<|transcribe|>"]
+        names = ["<|startoftranscript|>", *told, "<|notimestamps|>"]
+        self._prefix = [self._token(name) for name in names]
         self._prior: LRUCache[str, float] = LRUCache(PRIOR_CACHE)
 
     def _token(self, name: str) -> int:
@@ -69,7 +77,8 @@ class Scorer:
     def listen(self, samples: np.ndarray) -> Listening:
         """One utterance read by the encoder, and the decoder past its prefix: what every
         question about it starts from. `samples`: 16 kHz float audio in [-1, 1]."""
-        frames = min(MAX_FRAMES, 2 * math.ceil((len(samples) / HOP + MARGIN_S * 100) / 2))
+        seconds = self._window_s or len(samples) / SAMPLE_RATE + MARGIN_S
+        frames = min(MAX_FRAMES, 2 * math.ceil(seconds * SAMPLE_RATE / HOP / 2))
         model = self._model
         cross = model.cross(model.encode(log_mel(samples, frames)))
         state: State | None = None
