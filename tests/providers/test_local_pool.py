@@ -47,6 +47,24 @@ async def test_the_provider_answers_a_full_pool_with_a_503(
     await provider.aclose()
 
 
+async def test_a_decode_that_fails_in_its_process_is_a_clean_503(
+    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever a decoder process raises (a bug, a numpy error in the second ear) reaches the
+    route as the provider unavailable, with Retry-After: never a 500."""
+    provider = LocalProvider(settings_factory(), workers=1)
+
+    async def broken(*_: object, **__: object) -> Heard:
+        raise FloatingPointError("overflow in the scorer")
+
+    monkeypatch.setattr(provider._pool, "hear", broken)
+    with pytest.raises(ProviderUnavailable) as caught:
+        await provider.transcribe(b"\0" * 3200, Locale.EN_US, Expected([], None, []))
+    assert (caught.value.public_message, caught.value.retry_after_s) == (BUSY, 1)
+    assert "FloatingPointError" in str(caught.value)
+    await provider.aclose()
+
+
 async def test_decoding_leaves_the_event_loop_free(
     settings_factory: Callable[..., Settings],
 ) -> None:

@@ -41,6 +41,16 @@ def test_whisper_ranks_the_command_said_first_among_the_screens_commands(
     assert heard[scored.best].text == said
 
 
+def test_a_candidate_longer_than_any_command_is_never_the_best(whisper_scorer: Scorer) -> None:
+    """Screen text can make a candidate of hundreds of tokens: it is not scored (past the
+    decoder's 448 positions there are none), and never chosen."""
+    listening = whisper_scorer.listen(_samples("go back"))
+    huge = "tap " + " ".join(["supercalifragilistic"] * 200)
+    scored = whisper_scorer.score(listening, ["go back", huge])
+    assert scored.best == 0
+    assert scored.scores[1] == float("-inf")
+
+
 def test_the_verb_is_the_one_whisper_hears(whisper_scorer: Scorer) -> None:
     """The candidates are said with the verb Whisper hears first ("press", not "tap")."""
     listening = whisper_scorer.listen(_samples("press settings"))

@@ -71,6 +71,13 @@ class LocalProvider:
             raise ProviderUnavailable(
                 "a decoder process died", retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY
             ) from None
+        except Exception as failed:  # a decode that failed in its process: a clean 503, logged
+            log.exception("offline decode failed")
+            raise ProviderUnavailable(
+                f"the offline decode failed: {type(failed).__name__}",
+                retry_after_s=BUSY_RETRY_AFTER_S,
+                public_message=BUSY,
+            ) from None
         return transcript_of(heard)
 
     async def plan(

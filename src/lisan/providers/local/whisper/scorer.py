@@ -32,6 +32,7 @@ MAX_FRAMES = 3000  # Whisper's 30 s
 PRIOR_WEIGHT = 0.3
 PRIOR_S = 1.0
 PRIOR_CACHE = 4096  # candidate texts whose score on silence is remembered
+MAX_TOKENS = 48  # a candidate of more tokens is never the command said
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ class Scorer:
                 self._prior[text] = prior
         return Scored(
             tuple(
-                score - PRIOR_WEIGHT * self._prior[text]
+                score - PRIOR_WEIGHT * self._prior[text] if math.isfinite(score) else -math.inf
                 for text, score in zip(candidates, raw, strict=True)
             )
         )
@@ -114,7 +115,9 @@ class Scorer:
         model = self._model
         tokens = [self._tokenizer.encode(" " + text, add_special_tokens=False).ids
                   for text in candidates]  # fmt: skip
-        sequences = [[*ids, self._end] for ids in tokens]
+        # A candidate longer than any command is said (screen text can be) is not scored: it
+        # would cost positions, and past the decoder's 448 it has none.
+        sequences = [[*ids, self._end] if len(ids) < MAX_TOKENS else [self._end] for ids in tokens]
         state = listening.state
         totals = np.zeros(len(sequences))
         # Depth by depth over the trie: each distinct prefix once; `level` maps a prefix to its
@@ -138,7 +141,10 @@ class Scorer:
                 listening.cross,
             )
             level = {prefix: row for row, prefix in enumerate(grown)}
-        return [total / len(sequence) for total, sequence in zip(totals, sequences, strict=True)]
+        return [
+            total / len(sequence) if len(ids) < MAX_TOKENS else -math.inf
+            for total, sequence, ids in zip(totals, sequences, tokens, strict=True)
+        ]
 
 
 @dataclass(frozen=True, slots=True)
