@@ -119,6 +119,7 @@ class Decoding:
     pronouncer: Pronouncer = field(default_factory=Pronouncer)
     recognizer: Recognizer | None = None
     scorer: Scorer | None = None
+    options: dict[str, str] = field(default_factory=dict)  # pocketsphinx settings to measure
     # What the second ear was last given: pocketsphinx's hypothesis, the candidates and
     # Whisper's scores (`--calibrate` replays the gate on them at other thresholds).
     last: Replay | None = None
@@ -130,7 +131,10 @@ class Decoding:
             self.scorer = Scorer(weights.load())
         if self.recognizer is None or self.recognizer.added_words >= DECODER_WORDS:
             self.recognizer = Recognizer(
-                english_wip=self.english_wip, scorer=self.scorer, judge=self._judge
+                options=self.options,
+                english_wip=self.english_wip,
+                scorer=self.scorer,
+                judge=self._judge,
             )
         grammar = build(
             request.expected, request.language, self.pronouncer, garbage_weight=self.garbage_weight
@@ -560,13 +564,20 @@ def main() -> None:
     parser.add_argument("--calibrate", action="store_true", help="fit the confidence model")
     parser.add_argument("--language", choices=["en-US", "am-ET"], help="one language only")
     parser.add_argument("--amharic-speech", type=Path, help="real Amharic WAVs (no commands)")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="NAME=VALUE", help="a decoder setting"
+    )
     add_decoder_settings(parser)
     args = parser.parse_args()
     if args.amharic_speech is not None and not args.amharic_speech.is_dir():
         print(f"no Amharic speech: {args.amharic_speech} is absent", file=sys.stderr)
         args.amharic_speech = None
     languages = {args.language} if args.language else None
-    decoding = Decoding(args.english_wip, args.garbage_weight)
+    decoding = Decoding(
+        args.english_wip,
+        args.garbage_weight,
+        options=dict(option.split("=", 1) for option in args.option),
+    )
     report = bench(args.quick, not args.no_shared, languages, args.amharic_speech, decoding)
     print(json.dumps(summary(report), indent=2, ensure_ascii=False))
     if args.calibrate:
