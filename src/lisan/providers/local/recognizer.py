@@ -6,10 +6,13 @@ One decode:
 1. the request's closed grammar (`grammar`), with `bestpath` off; a hypothesis the grammar does
    not accept (pocketsphinx returns its best partial path when no path reaches the end) is no
    match;
-2. the same audio through a free phone loop (`allphone`): the best any English-like sound
-   sequence can score. The grammar's acoustic score against it (`confidence.Evidence`)
-   separates in-grammar speech from speech the grammar was forced onto (the decoder's own
-   posterior does not: it is about 0.1 for right and wrong alike);
+2. in Amharic, the same audio through a free phone loop (`allphone`): the best any
+   English-like sound sequence can score. The grammar's acoustic score against it
+   (`confidence.Evidence`) separates in-grammar speech from speech the grammar was forced onto
+   (the decoder's own posterior does not: it is about 0.1 for right and wrong alike);
+2b. the second ear (`hearing`): Whisper tiny.en scores every command the request allows, and
+   pocketsphinx's hypothesis stands only as the two agree (English also takes Whisper's own
+   best when it is sure); without Whisper's weights nothing is heard;
 3. in English on a screen with a text field, only when the command grammar heard nothing it
    trusts: a dictation search of its own (a dictation verb, "type", "send", "write", then any
    sounds), kept only when the verb scores about as well as the phone loop over its frames,
