@@ -30,17 +30,16 @@ from lisan.providers.local.planner import Intent, intent_of
 from lisan.providers.local.whisper.scorer import Scored
 from lisan.screen.actions import SCROLL_DIRECTIONS
 
-# English: Whisper's score (mean log-probability per token, less its prior on silence) from
-# which it is trusted alone; and below which even the two ears agreeing is no command: for a
-# command that names something (Whisper scores names it never learnt low: "dial kebede" about
-# -3), and, higher, for one that names nothing, which a single word of real speech fits easily
-# (a real "no" was agreed as "go home" at -4.1, "right" as "scroll right" at -3.8). Amharic:
-# how far below Whisper's best pocketsphinx's command may be and still be asked about. From
+# English: Whisper's score (mean log-probability per token, less 0.6 times its mean on silence)
+# from which it is trusted alone; and below which even the two ears agreeing is no command: for
+# a command that names something, and for one that names nothing, which a single word of real
+# speech fits easily (a real "no" agreed as "go home", "right" as "scroll right"). Amharic: how
+# far below Whisper's best pocketsphinx's command may be and still be asked about. From
 # `python -m bench.offline --calibrate`, fitted on one half of the bench's sentences and voices
 # and reported on the other (docs/benchmarks.md).
-ENGLISH_CONFIDENT = -1.0
-ENGLISH_AGREEMENT_FLOOR = -3.0
-ENGLISH_FIXED_FLOOR = -2.5
+ENGLISH_CONFIDENT = 1.0
+ENGLISH_AGREEMENT_FLOOR = -1.0
+ENGLISH_FIXED_FLOOR = -1.0
 AMHARIC_REACH = 0.3
 MAX_CANDIDATES = 160
 
