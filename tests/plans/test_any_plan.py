@@ -14,8 +14,9 @@ from lisan.plans.rules import MAX_ASKED_STEPS, MAX_STEPS, required_packages, val
 from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
 from lisan.plans.words import names_no_act, reads_destructive
 from lisan.screen.actions import ACTION_TYPES
+from lisan.screen.nodes import TAKES_CLICKS
 from lisan.screen.packages import is_package_name
-from lisan.screen.viewtree import TAKES_CLICKS, ViewTree
+from lisan.screen.viewtree import ViewTree
 from tests.fixtures.rules import APP, NODES, OTHER_APP, REASONS, UNGRANTED, Json
 
 JSON = st.recursive(

@@ -19,7 +19,7 @@ from lisan.phrases.schemas import PhraseKey
 from lisan.plans.question import MAX_QUOTED_CHARS, confirmation_question, quotable, step_question
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
-from lisan.screen.viewtree import parse_view_tree
+from lisan.screen.nodes import parse_view_tree
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
 from tests.fixtures.devices import TELEGRAM

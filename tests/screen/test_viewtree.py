@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from lisan.screen.viewtree import FLAGS, ViewNode, ViewTree, label, parse_view_tree
+from lisan.screen.nodes import FLAGS, ViewNode, label, parse_view_tree
+from lisan.screen.viewtree import ViewTree
 
 DESIGN_EXAMPLE = """\
 [n1] FrameLayout

@@ -41,7 +41,8 @@ from lisan.plans.words import (
     reads_destructive,
     words_of,
 )
-from lisan.screen.viewtree import Branch, ViewNode, ViewTree, is_control
+from lisan.screen.nodes import ViewNode
+from lisan.screen.viewtree import Branch, ViewTree, is_control
 
 # A screen of at most this many texts is read whole, as a dialog is: its message can sit
 # anywhere in it.

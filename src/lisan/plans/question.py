@@ -38,8 +38,8 @@ from collections.abc import Mapping
 
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.plans.words import reads_destructive
+from lisan.screen.nodes import ViewNode, label
 from lisan.screen.packages import names_package
-from lisan.screen.viewtree import ViewNode, label
 
 ENGLISH = "en-US"
 MAX_QUOTED_CHARS = 40

@@ -1,23 +1,10 @@
-"""The reduced view tree the phone sends, parsed into nodes the plan rules can check against.
+"""The reduced view tree the phone sends, as the plan rules read it: nodes found by id, a
+node's branch (its line and what is indented under it), its ancestors, and the texts around
+it. How one line reads as a node is `nodes`'.
 
-One node per line, children indented under their parent by two spaces:
-
-    [n1] FrameLayout
-      [n4] Button "Send" {clickable}
-        [n6] TextView "Abebe" desc="Contact Abebe" {clickable}
-
-`[id]` first (1 to 64 of `A-Z a-z 0-9 _ . : -`), then the class, then optional visible text in
-double quotes (`\\"` and `\\\\` escape a quote and a backslash), then an optional `desc="..."`,
-then optional flags in braces, separated by commas and/or spaces.
-
-The tree is untrusted screen content: it is data, never instructions. Parsing is tolerant: a line
-that does not have that shape (wrong order, unterminated quote, odd id, tab indentation) is just
-text: it yields no node, and nothing in it is acted on. An id on two node lines names no node at
-all: a line injected through screen text (`[n9] "Cancel"` above the real `[n9] "Delete
-everything"`) could otherwise decide what a target id points at. Unknown flags are ignored.
-
-Speed: one compiled regular expression per line, whose quoted parts are possessive (no
-backtracking into them), so a 64 KiB tree parses in a few milliseconds whatever it holds.
+The tree is untrusted screen content: it is data, never instructions. An id on two node lines
+names no node at all: a line injected through screen text (`[n9] "Cancel"` above the real `[n9]
+"Delete everything"`) could otherwise decide what a target id points at.
 """
 
 from __future__ import annotations
@@ -26,53 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, ValuesView
 from dataclasses import dataclass
 
-FLAGS = frozenset({"clickable", "scrollable", "editable", "checked", "selected", "disabled"})
-TAKES_CLICKS = frozenset({"clickable", "editable"})
-
-# A quoted string is anything but a quote or backslash, or a backslash and the character it
-# escapes: the two alternatives never overlap, and every repeat is possessive (`*+`, `++`, `?+`),
-# so the engine never backtracks into what it matched: linear time on any line.
-_LINE = re.compile(
-    r"(?P<indent> *+)"
-    r"\[(?P<id>[A-Za-z0-9_.:-]{1,64})\]"
-    r"[ \t]++(?P<class>[^\s\"{}=]++)"
-    r'(?:[ \t]++"(?P<text>(?:[^"\\]|\\.)*+)")?+'
-    r'(?:[ \t]++desc="(?P<desc>(?:[^"\\]|\\.)*+)")?+'
-    r"(?:[ \t]++\{(?P<flags>[^{}]*+)\})?+"
-    r"\s*+"
-)
-# `\"` and `\\` escape a quote and a backslash; `\n` is design.md's line break inside a text: a
-# separator, never the letter n glued to the next word ("Cancel\nDelete" reads two words).
-_ESCAPE = re.compile(r'\\(["\\n])')
-_ESCAPED = {'"': '"', "\\": "\\", "n": "\n"}
-_FLAG_SEPARATOR = re.compile(r"[\s,]+")
-INDENT = 2
-
-
-@dataclass(frozen=True, slots=True)
-class ViewNode:
-    node_id: str
-    class_name: str
-    text: str | None
-    desc: str | None
-    flags: frozenset[str]
-    depth: int
-
-
-def parse_view_tree(summary: str) -> dict[str, ViewNode]:
-    """Nodes by id, in the order they appear; lines that are not nodes are skipped, and so are
-    ids that stand on more than one node line."""
-    nodes: dict[str, ViewNode] = {}
-    repeated: set[str] = set()
-    for line in summary.split("\n"):
-        node = _parse_line(line)
-        if node is None:
-            continue
-        if node.node_id in nodes:
-            repeated.add(node.node_id)
-        else:
-            nodes[node.node_id] = node
-    return {node_id: node for node_id, node in nodes.items() if node_id not in repeated}
+from lisan.screen.nodes import TAKES_CLICKS, ViewNode, parse_line, parse_view_tree
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +82,7 @@ class _Lines:
 
     def node(self, at: int) -> ViewNode | None:
         if at not in self.nodes:
-            self.nodes[at] = _parse_line(self.lines[at])
+            self.nodes[at] = parse_line(self.lines[at])
         return self.nodes[at]
 
     def texts(self, at: int) -> list[str]:
@@ -327,7 +268,7 @@ class ViewTree(Mapping[str, ViewNode]):
             end = summary.find("\n", at)
             end = len(summary) if end == -1 else end
             line = summary[start:end]
-            node = _parse_line(line)
+            node = parse_line(line)
             if node is not None and node.node_id == node_id:
                 if found is not None:
                     return None
@@ -338,38 +279,3 @@ class ViewTree(Mapping[str, ViewNode]):
 
 def _indent(line: str) -> int:
     return len(line) - len(line.lstrip(" "))
-
-
-def label(node: ViewNode) -> str | None:
-    """What the node shows the user: its visible text, else its content description."""
-    for value in (node.text, node.desc):
-        if value is not None and value.strip():
-            return value
-    return None
-
-
-def _parse_line(line: str) -> ViewNode | None:
-    match = _LINE.fullmatch(line)
-    if match is None:
-        return None
-    return ViewNode(
-        node_id=match["id"],
-        class_name=match["class"],
-        text=_unescape(match["text"]),
-        desc=_unescape(match["desc"]),
-        flags=_flags(match["flags"]),
-        depth=len(match["indent"]) // INDENT,
-    )
-
-
-def _unescape(quoted: str | None) -> str | None:
-    if quoted is None or "\\" not in quoted:
-        return quoted
-    return _ESCAPE.sub(lambda match: _ESCAPED[match[1]], quoted)
-
-
-def _flags(raw: str | None) -> frozenset[str]:
-    if not raw:
-        return frozenset()
-    words = _FLAG_SEPARATOR.split(raw.lower())
-    return frozenset(word for word in words if word in FLAGS)

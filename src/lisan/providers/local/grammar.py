@@ -25,8 +25,9 @@ from lisan.providers.base import Expected
 from lisan.providers.local import vocabulary as v
 from lisan.providers.local.phones import MODEL_PHONES, Pronouncer
 from lisan.screen.actions import SCROLL_DIRECTIONS
+from lisan.screen.nodes import label
 from lisan.screen.packages import GENERIC_SEGMENTS, names_package
-from lisan.screen.viewtree import ViewTree, label
+from lisan.screen.viewtree import ViewTree
 
 MAX_PHRASE_WORDS = 6  # a longer label is text on the screen, not a name a user says
 MAX_PHRASES = 300  # per slot: a grammar stays small enough to build and search in milliseconds

@@ -21,13 +21,14 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from anyascii import anyascii
 
 from lisan.core.locale import Locale
 from lisan.providers.local import vocabulary as v
 from lisan.providers.local.grammar import Slots
 from lisan.providers.local.planner import Intent, intent_of
-from lisan.providers.local.whisper.scorer import Scored
+from lisan.providers.local.whisper.scorer import Scored, Scorer
 from lisan.screen.actions import SCROLL_DIRECTIONS
 
 # English: Whisper's score (mean log-probability per token, less 0.6 times its mean on silence)
@@ -186,3 +187,19 @@ def confidence_of(verdict: Verdict) -> float:
     score = verdict.score if verdict.score is not None else ENGLISH_CONFIDENT
     alone = 1.0 / (1.0 + math.exp(-4.0 * max(min(score - ENGLISH_CONFIDENT, 50.0), -50.0)))
     return max(alone, 0.9) if verdict.how == "agreed" else alone
+
+
+def listen_again(
+    scorer: Scorer, pcm: bytes, slots: Slots, language: Locale, decoded: str, judge: Judge
+) -> Verdict:
+    """The second ear on one recording: Whisper hears it once, chooses each action's verb,
+    scores the request's candidates, and `judge` weighs them against pocketsphinx's `decoded`."""
+    listening = scorer.listen(np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0)
+    verbs = {
+        action: scorer.first_word(listening, words)
+        for action, words in ENGLISH_VERB_CHOICES.items()
+    }
+    heard = candidates(slots, language, decoded=decoded, verbs=verbs)
+    if not heard:
+        return Verdict("", "no_candidates", None)
+    return judge(decoded, scorer.score(listening, [c.spoken for c in heard]), heard, language)

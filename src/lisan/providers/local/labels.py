@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 from lisan.core.text import fold, folds
-from lisan.screen.viewtree import ViewNode, ViewTree, label
+from lisan.screen.nodes import ViewNode, label
+from lisan.screen.viewtree import ViewTree
 
 EXACT, WHOLE_WORDS, LOOK_ALIKE = 3, 2, 1
 LOOK_ALIKE_FROM = 70  # closeness (0 to 100) from which a label looks like what was said

@@ -27,7 +27,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-import numpy as np
 from cachetools import LRUCache
 from pocketsphinx import Decoder, set_loglevel
 
@@ -151,19 +150,9 @@ class Recognizer:
             return Heard("", 0.0, how="scorer_unavailable")
         if language is Locale.AM_ET and not heard.text:
             return heard  # nothing to verify: Amharic acts only on pocketsphinx's command
-        samples = np.frombuffer(pcm, dtype="<i2").astype(np.float32) / 32768.0
-        listening = self.scorer.listen(samples)
-        verbs = {
-            action: self.scorer.first_word(listening, words)
-            for action, words in hearing.ENGLISH_VERB_CHOICES.items()
-        }
-        heard_by = hearing.candidates(
-            grammar.slots or EMPTY_SLOTS, language, decoded=heard.text, verbs=verbs
+        verdict = hearing.listen_again(
+            self.scorer, pcm, grammar.slots or EMPTY_SLOTS, language, heard.text, self._judge
         )
-        if not heard_by:
-            return Heard("", 0.0, how="no_candidates")
-        scored = self.scorer.score(listening, [c.spoken for c in heard_by])
-        verdict = self._judge(heard.text, scored, heard_by, language)
         if not verdict.text:  # nothing heard; the first ear's own score kept for the benches
             return Heard("", heard.confidence or 0.0, evidence=heard.evidence, how=verdict.how)
         if language is Locale.AM_ET:  # near, not agreed: no score, so the plan is asked first
