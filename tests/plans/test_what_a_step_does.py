@@ -15,7 +15,7 @@ from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
 from tests.fixtures.devices import TELEGRAM
-from tests.fixtures.plans import ACCEPTED, CHAT_SCREEN, CONFIRM, run_cases
+from tests.fixtures.plans import ACCEPTED, CHAT_SCREEN, CONFIRM, run_cases, tap_case
 from tests.fixtures.rules import plan, step, validated
 
 
@@ -241,48 +241,19 @@ async def test_a_control_that_names_no_act_means_what_its_container_says(
     dialog's message; an answer in a button bar answers the message above it, whatever its
     words; a dismissal that shares its word with the act is asked."""
     cases = {
-        "a check mark under the message": (
-            sent.plan(sent.step("TAP", "n12")),
-            TELEGRAM,
-            _photo_dialog('[n12] Button "✓" {clickable}'),
-            CONFIRM,
+        "a check mark under the message": tap_case(
+            "n12", _photo_dialog('[n12] Button "✓" {clickable}')
         ),
-        "an affirmative phrase on no list": (
-            sent.plan(sent.step("TAP", "n12")),
-            TELEGRAM,
-            _photo_dialog('[n12] Button "Sounds good!" {clickable}'),
-            CONFIRM,
+        "an affirmative phrase on no list": tap_case(
+            "n12", _photo_dialog('[n12] Button "Sounds good!" {clickable}')
         ),
-        "an OK beside a checkbox": (
-            sent.plan(sent.step("TAP", "n12")),
-            TELEGRAM,
-            _photo_dialog('[n12] Button "OK" {clickable}'),
-            CONFIRM,
+        "an OK beside a checkbox": tap_case("n12", _photo_dialog('[n12] Button "OK" {clickable}')),
+        "an answer in the button bar": tap_case(
+            "n12", _photo_dialog('[n12] Button "Make it so" {clickable}')
         ),
-        "an answer in the button bar": (
-            sent.plan(sent.step("TAP", "n12")),
-            TELEGRAM,
-            _photo_dialog('[n12] Button "Make it so" {clickable}'),
-            CONFIRM,
-        ),
-        "an unlabelled icon in a destructive row": (
-            sent.plan(sent.step("TAP", "n14")),
-            TELEGRAM,
-            ICON_ROWS,
-            CONFIRM,
-        ),
-        "an unlabelled icon in a harmless row": (
-            sent.plan(sent.step("TAP", "n11")),
-            TELEGRAM,
-            ICON_ROWS,
-            ACCEPTED,
-        ),
-        "a dismissal that shares the act's word": (
-            sent.plan(sent.step("TAP", "n4")),
-            TELEGRAM,
-            CANCEL_DIALOG,
-            CONFIRM,
-        ),
+        "an unlabelled icon in a destructive row": tap_case("n14", ICON_ROWS),
+        "an unlabelled icon in a harmless row": tap_case("n11", ICON_ROWS, ACCEPTED),
+        "a dismissal that shares the act's word": tap_case("n4", CANCEL_DIALOG),
     }
     bodies = await run_cases(settings_factory, fake_openai, cases)
     spoken = [body.get("speech_response_text") for body in bodies]
@@ -301,13 +272,8 @@ async def test_a_control_nothing_on_the_screen_explains_is_asked(
     it does, so it is asked, and the question says the button has no label; a labelled button
     on the same screen is read and accepted."""
     cases = {
-        "the lone icon": (sent.plan(sent.step("TAP", "n3")), TELEGRAM, LONE_ICON, CONFIRM),
-        "a labelled button beside it": (
-            sent.plan(sent.step("TAP", "n7")),
-            TELEGRAM,
-            LONE_ICON,
-            ACCEPTED,
-        ),
+        "the lone icon": tap_case("n3", LONE_ICON),
+        "a labelled button beside it": tap_case("n7", LONE_ICON, ACCEPTED),
     }
     icon, _ = await run_cases(settings_factory, fake_openai, cases)
     assert icon["speech_response_text"] == "Tap a button with no label? Say yes to go ahead."

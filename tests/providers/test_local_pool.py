@@ -32,36 +32,27 @@ async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> No
     pool.close()
 
 
-async def test_the_provider_answers_a_full_pool_with_a_503(
-    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(
+    "failure",
+    [PoolFull("busy"), FloatingPointError("overflow in the scorer")],
+    ids=["a full pool", "a decode that failed in its process"],
+)
+async def test_the_provider_answers_a_decoder_it_cannot_use_with_a_503(
+    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch, failure: Exception
 ) -> None:
+    """A full pool, or whatever a decoder process raised (a bug, a numpy error in the second
+    ear), reaches the route as the provider unavailable, with Retry-After: never a 500."""
     provider = LocalProvider(settings_factory(), workers=1)
 
-    async def full(*_: object, **__: object) -> Heard:
-        raise PoolFull("busy")
+    async def refused(*_: object, **__: object) -> Heard:
+        raise failure
 
-    monkeypatch.setattr(provider._pool, "hear", full)
+    monkeypatch.setattr(provider._pool, "hear", refused)
     with pytest.raises(ProviderUnavailable) as caught:
         await provider.transcribe(b"\0" * 3200, Locale.EN_US, Expected([], None, []))
     assert (caught.value.public_message, caught.value.retry_after_s) == (BUSY, 1)
-    await provider.aclose()
-
-
-async def test_a_decode_that_fails_in_its_process_is_a_clean_503(
-    settings_factory: Callable[..., Settings], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Whatever a decoder process raises (a bug, a numpy error in the second ear) reaches the
-    route as the provider unavailable, with Retry-After: never a 500."""
-    provider = LocalProvider(settings_factory(), workers=1)
-
-    async def broken(*_: object, **__: object) -> Heard:
-        raise FloatingPointError("overflow in the scorer")
-
-    monkeypatch.setattr(provider._pool, "hear", broken)
-    with pytest.raises(ProviderUnavailable) as caught:
-        await provider.transcribe(b"\0" * 3200, Locale.EN_US, Expected([], None, []))
-    assert (caught.value.public_message, caught.value.retry_after_s) == (BUSY, 1)
-    assert "FloatingPointError" in str(caught.value)
+    if isinstance(failure, FloatingPointError):
+        assert "FloatingPointError" in str(caught.value)
     await provider.aclose()
 
 

@@ -69,6 +69,7 @@ class Scorer:
         names = ["<|startoftranscript|>", *told, "<|notimestamps|>"]
         self._prefix = [self._token(name) for name in names]
         self._prior: LRUCache[str, float] = LRUCache(PRIOR_CACHE)
+        self._silence: Listening | None = None
 
     def _token(self, name: str) -> int:
         token = self._tokenizer.token_to_id(name)
@@ -102,8 +103,10 @@ class Scorer:
         raw = self._mean_scores(listening, candidates)
         missing = [text for text in dict.fromkeys(candidates) if text not in self._prior]
         if missing:
-            silence = self.listen(np.zeros(int(PRIOR_S * SAMPLE_RATE), dtype=np.float32))
-            for text, prior in zip(missing, self._mean_scores(silence, missing), strict=True):
+            if self._silence is None:  # heard once: every new candidate is scored against it
+                self._silence = self.listen(np.zeros(int(PRIOR_S * SAMPLE_RATE), np.float32))
+            priors = self._mean_scores(self._silence, missing)
+            for text, prior in zip(missing, priors, strict=True):
                 self._prior[text] = prior
         return Scored(
             tuple(
