@@ -101,7 +101,7 @@ SCREENS = {
     "chat_am": BenchScreen(
         "org.telegram.messenger",
         """[n1] FrameLayout
-  [n2] TextView "ውይይቶች"
+  [n2] TextView "ውይይቶች" {clickable}
   [n3] EditText "መልእክት" {editable}
   [n4] Button "ላክ" {clickable}
   [n5] RecyclerView {scrollable}
@@ -113,7 +113,7 @@ SCREENS = {
     "settings_am": BenchScreen(
         "com.android.settings",
         """[n1] FrameLayout
-  [n2] TextView "ቅንብሮች"
+  [n2] TextView "ቅንብሮች" {clickable}
   [n3] RecyclerView {scrollable}
     [n4] TextView "ድምጽ" {clickable}
     [n5] TextView "ማሳያ" {clickable}

@@ -12,7 +12,7 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.local.grammar import Slots
-from lisan.providers.local.hearing import candidates, judge
+from lisan.providers.local.hearing import candidates, judge, said_in_latin
 from lisan.providers.local.whisper import weights
 from lisan.providers.local.whisper.features import N_MELS, log_mel
 from lisan.providers.local.whisper.scorer import Scored, Scorer
@@ -142,6 +142,21 @@ def test_amharic_acts_on_whispers_best_and_asks_about_a_command_within_reach() -
     assert (near.text, near.how) == ("ፍለጋ ንካ", "near")
     assert far.text == ""
     assert all(c.spoken.isascii() for c in heard)
+
+
+@pytest.mark.parametrize(
+    ("amharic", "latin"),
+    [
+        ("ክፈት", "kifet"),  # a sixth-order consonant inside a word is said with its vowel
+        ("ወደ ላይ ሸብልል", "wede lay shebilil"),  # ... and at a word's end without
+        ("ቅንብሮች", "kinibiroch"),  # no ejective mark: an English model never heard one
+        ("settings ንካ", "settings nika"),  # Latin words stay as they are
+    ],
+)
+def test_amharic_is_written_for_whisper_as_it_is_said(amharic: str, latin: str) -> None:
+    """Whisper hears Amharic candidates in Latin letters spelt as they are said, the vowel a
+    sixth-order consonant takes inside a word included."""
+    assert said_in_latin(amharic) == latin
 
 
 def test_the_weights_are_the_pinned_files() -> None:
