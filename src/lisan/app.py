@@ -27,8 +27,7 @@ from lisan.grants.endpoints import router as grants_router
 from lisan.phrases.endpoints import router as phrases_router
 from lisan.probes.endpoints import router as probes_router
 from lisan.probes.service import ReadinessProbe
-from lisan.providers import circuit_name, create_provider
-from lisan.providers.breaker import ProviderBreaker
+from lisan.providers import create_breakers, create_provider
 from lisan.providers.http import provider_client
 from lisan.telemetry.endpoints import router as telemetry_router
 from lisan.telemetry.writer import TelemetryWriter
@@ -69,9 +68,9 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
         telemetry = TelemetryWriter(resources.sessions)
         telemetry.start()
         http = provider_client()  # one per process, shared by every provider call
-        breaker = ProviderBreaker(settings.redis_url, circuit=circuit_name(settings))
-        await breaker.start()
-        provider = create_provider(settings, http, breaker)
+        breakers = create_breakers(settings)
+        await breakers.start()
+        provider = create_provider(settings, http, breakers)
         app.services = Services(
             resources=resources,
             provider=provider,
@@ -96,7 +95,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
             yield
         finally:
             await provider.aclose()
-            await breaker.aclose()
+            await breakers.aclose()
             await http.aclose()
             # Flushes what is buffered (within its bound) before the engine goes.
             await telemetry.close(settings.telemetry_flush_timeout_s)

@@ -1,5 +1,6 @@
 """What an operator loads as it is (ops/): every metric a dashboard panel or an alerting rule
-names exists in the service's /metrics output, and the rules pass `promtool check rules`."""
+names exists in the service's /metrics output, and the rules pass `promtool check rules` and
+their unit tests."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from tests.fixtures.ci import unavailable
 OPS = Path(__file__).resolve().parents[2] / "ops"
 DASHBOARD = OPS / "grafana-dashboard.json"
 RULES = OPS / "alerts.yml"
+RULE_TESTS = OPS / "alerts.test.yml"
 # A name in an expression: a metric of ours, or the library's process metrics. `up` is
 # Prometheus's own.
 _NAME = re.compile(r"\b((?:lisan|process)_[a-z_]+)\b")
@@ -86,3 +88,27 @@ def test_promtool_accepts_the_rules() -> None:
     )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "SUCCESS" in checked.stdout
+
+
+def test_every_alert_fires_and_stays_quiet_as_its_unit_tests_say() -> None:
+    """Each alerting rule has promtool unit tests (ops/alerts.test.yml) that fire it and keep
+    it quiet, and they pass; every alert of the rules has both."""
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        unavailable("promtool is not installed (Debian: apt-get install prometheus)")
+    assert promtool is not None
+    tests = yaml.safe_load(RULE_TESTS.read_text())["tests"]
+    cases = [case for test in tests for case in test["alert_rule_test"]]
+    fired = {case["alertname"] for case in cases if case["exp_alerts"]}
+    quiet = {case["alertname"] for case in cases if not case["exp_alerts"]}
+    alerts = {
+        rule["alert"] for group in yaml.safe_load(RULES.read_text())["groups"]
+        for rule in group["rules"]
+    }  # fmt: skip
+    assert fired == alerts
+    assert quiet == alerts
+    tested = subprocess.run(
+        [promtool, "test", "rules", str(RULE_TESTS)], capture_output=True, text=True, timeout=60
+    )
+    assert tested.returncode == 0, tested.stdout + tested.stderr
+    assert "SUCCESS" in tested.stdout

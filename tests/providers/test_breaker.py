@@ -23,7 +23,7 @@ from lisan.providers.base import (
     Screen,
     ServiceAtCapacity,
 )
-from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.breaker import Breakers, ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
@@ -53,6 +53,10 @@ async def clean_redis(redis_url: str) -> str:
 
 async def _transcribe(provider: OpenAIProvider) -> Any:
     return await provider.transcribe(PCM, Locale.EN_US, Expected([], None, []))
+
+
+async def _plan(provider: OpenAIProvider) -> Any:
+    return await provider.plan("open telegram", Screen("", ""), Locale.EN_US, [])
 
 
 async def _cancel_a_slow_call(provider: OpenAIProvider, fake_openai: FakeOpenAI) -> None:
@@ -142,16 +146,38 @@ async def test_a_success_resets_the_count(
     assert fake_openai.transcriptions.calls == 10
 
 
-async def test_transcription_and_planning_share_the_circuit(
+async def test_a_failing_planner_opens_its_circuit_however_well_the_transcriber_answers(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """The transcriber and the planner fail apart: each command's good transcription does not
+    reset the planner's count, so a dead planner opens the planner's circuit, and the
+    transcriber's stays closed."""
+    plan_breaker = ProviderBreaker(None, call="plan", ttl_s=30)
+    provider = make_provider(ProviderBreaker(None, ttl_s=30), plan_breaker=plan_breaker)
+    fake_openai.completions.default = Answer.error(503)
+    for _ in range(5):
+        assert (await _transcribe(provider)).text == "open telegram"
+        with pytest.raises(ProviderUnavailable):
+            await _plan(provider)
+
+    with pytest.raises(ProviderUnavailable, match="circuit open"):
+        await _plan(provider)
+    assert fake_openai.completions.calls == 5
+    assert (await _transcribe(provider)).text == "open telegram"
+
+
+async def test_a_failing_transcriber_leaves_the_planners_circuit_closed(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, breaker: ProviderBreaker
 ) -> None:
+    """An open transcription circuit refuses transcriptions only."""
     provider = make_provider(breaker)
     fake_openai.transcriptions.default = Answer.error(502)
     await _fail(provider, 5)
-
     with pytest.raises(ProviderUnavailable, match="circuit open"):
-        await provider.plan("open telegram", Screen("", ""), Locale.EN_US, [])
-    assert fake_openai.completions.calls == 0
+        await _transcribe(provider)
+
+    assert await _plan(provider) is not None
+    assert fake_openai.completions.calls == 1
 
 
 async def test_after_the_ttl_a_success_closes_the_circuit(
@@ -354,7 +380,8 @@ async def test_a_full_pool_answers_at_capacity_quickly(
     )
     limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
     async with httpx.AsyncClient(limits=limits) as http:
-        provider = OpenAIProvider(settings, http, ProviderBreaker(None, threshold=1))
+        breakers = Breakers(ProviderBreaker(None, threshold=1), ProviderBreaker(None, call="plan"))
+        provider = OpenAIProvider(settings, http, breakers)
         fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=2.0))
         holder = asyncio.create_task(_transcribe(provider))
         await asyncio.sleep(0.2)
@@ -388,13 +415,25 @@ async def test_the_circuit_is_scoped_to_the_provider_it_guards(
         await other.aclose()
 
 
-def test_each_provider_endpoint_has_its_own_circuit(
+def test_each_provider_call_and_endpoint_has_its_own_circuit(
     settings_factory: Any,
 ) -> None:
-    first = circuit_name(settings_factory(provider="openai", openai_base_url="http://a.test/v1"))
-    second = circuit_name(settings_factory(provider="openai", openai_base_url="http://b.test/v1"))
-    local = circuit_name(settings_factory(provider="local"))
-    assert len({first, second, local}) == 3
+    """One circuit per call and endpoint: the planner's is not the transcriber's, even on one
+    server, and a planner moved to another server has another."""
+    shared = settings_factory(provider="openai", openai_base_url="http://a.test/v1")
+    moved = settings_factory(
+        provider="openai",
+        openai_base_url="http://a.test/v1",
+        openai_plan_base_url="http://b.test/v1",
+    )
+    names = {
+        circuit_name(shared, "transcribe"),
+        circuit_name(shared, "plan"),
+        circuit_name(moved, "plan"),
+        circuit_name(settings_factory(provider="local"), "plan"),
+    }
+    assert len(names) == 4
+    assert circuit_name(moved, "transcribe") == circuit_name(shared, "transcribe")
 
 
 async def test_the_breaker_goes_back_to_redis_when_redis_returns(

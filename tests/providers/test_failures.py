@@ -20,7 +20,7 @@ from lisan.providers.base import (
     Screen,
     ServiceAtCapacity,
 )
-from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.breaker import Breakers
 from lisan.providers.openai import OpenAIProvider
 from lisan.providers.openai.errors import ERROR_EXCERPT_CHARS
 from lisan.testing.openai_script import Answer, Endpoint, chat_completion
@@ -228,7 +228,7 @@ async def test_httpx_transport_errors_map_to_provider_errors(
     expected: type[ProviderError],
 ) -> None:
     settings = settings_factory(provider="openai", openai_base_url="http://provider.test/v1")
-    provider = OpenAIProvider(settings, http, ProviderBreaker(None))
+    provider = OpenAIProvider(settings, http, Breakers.for_circuits(None, transcribe="t", plan="p"))
     with respx.mock(assert_all_called=True) as router:
         router.post("http://provider.test/v1/audio/transcriptions").mock(side_effect=error)
         with pytest.raises(expected):

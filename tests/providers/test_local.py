@@ -6,7 +6,7 @@ import httpx
 
 from lisan.core.settings import Settings
 from lisan.providers import create_provider
-from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.breaker import Breakers
 from lisan.providers.local import LocalProvider
 from lisan.providers.openai import OpenAIProvider
 
@@ -14,7 +14,7 @@ from lisan.providers.openai import OpenAIProvider
 def test_create_provider_follows_lisan_provider(
     settings_factory: Callable[..., Settings], http: httpx.AsyncClient
 ) -> None:
-    breaker = ProviderBreaker(None)
-    assert isinstance(create_provider(settings_factory(), http, breaker), LocalProvider)
-    openai = create_provider(settings_factory(provider="openai"), http, breaker)
+    breakers = Breakers.for_circuits(None, transcribe="t", plan="p")
+    assert isinstance(create_provider(settings_factory(), http, breakers), LocalProvider)
+    openai = create_provider(settings_factory(provider="openai"), http, breakers)
     assert isinstance(openai, OpenAIProvider)

@@ -1,14 +1,15 @@
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from lisan.core.locale import Locale
-from lisan.providers.base import Expected, Screen
+from lisan.providers.base import Expected, ProviderBadAnswer, Screen
 from lisan.providers.openai.planning import PLAN_SCHEMA
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_END, SCREEN_LABEL, SYSTEM_PROMPT
-from lisan.testing.openai_script import DEFAULT_PLAN, Answer
+from lisan.testing.openai_script import DEFAULT_PLAN, Answer, chat_completion
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.provider import PCM, MakeProvider
 
@@ -42,6 +43,68 @@ async def test_request_asks_for_the_strict_plan_schema(
     }
     assert [m["role"] for m in request.messages] == ["system", "user"]
     assert request.messages[0]["content"] == SYSTEM_PROMPT
+
+
+async def test_the_plan_request_is_bounded_and_repeatable(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """`temperature` 0 (the same plan for the same command) and a `max_tokens` bound
+    (LISAN_PLAN_MAX_TOKENS): a rambling model stops, and a server never works on for long."""
+    await make_provider(plan_max_tokens=900).plan("open telegram", Screen("", ""), Locale.EN_US, [])
+    body = fake_openai.completions.last.body
+    assert (body["temperature"], body["max_tokens"]) == (0, 900)
+
+
+@pytest.mark.parametrize(
+    ("form", "response_format", "schema_in_prompt"),
+    [
+        (
+            "json_schema",
+            {"type": "json_schema", "json_schema": {"name": "action_plan", "strict": True,
+                                                    "schema": PLAN_SCHEMA}},
+            False,
+        ),
+        ("json_object", {"type": "json_object", "schema": PLAN_SCHEMA}, False),
+        ("prompt", None, True),
+    ],
+)  # fmt: skip
+async def test_the_plan_format_setting_asks_for_json_as_each_server_takes_it(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    form: str,
+    response_format: dict[str, Any] | None,
+    schema_in_prompt: bool,
+) -> None:
+    """LISAN_OPENAI_PLAN_FORMAT: `json_schema` (OpenAI, vLLM, llama.cpp's server),
+    `json_object` with the schema (llama-cpp-python), or the schema in the system prompt."""
+    provider = make_provider(openai_plan_format=form)
+    await provider.plan("open telegram", Screen("", ""), Locale.EN_US, [])
+    request = fake_openai.completions.last
+    assert request.body.get("response_format") == response_format
+    system = request.messages[0]["content"]
+    assert system.startswith(SYSTEM_PROMPT)
+    assert ('"needs_confirmation"' in system) is schema_in_prompt
+
+
+async def test_a_plan_written_as_a_fenced_block_is_read(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """Small models asked for JSON in the prompt often fence it (```json ... ```)."""
+    fake_openai.completions.then(Answer.content("```json\n" + json.dumps(DEFAULT_PLAN) + "\n```"))
+    assert await make_provider().plan("open telegram", Screen("", ""), Locale.EN_US, []) == (
+        DEFAULT_PLAN
+    )
+
+
+async def test_a_plan_cut_at_max_tokens_is_a_bad_answer_that_says_so(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """A plan that ran out of tokens is a 502 (malformed), and the log says why."""
+    cut = chat_completion('{"package_name": "org.telegram.messenger", "steps": [{"act')
+    cut["choices"][0]["finish_reason"] = "length"
+    fake_openai.completions.then(Answer.json(cut))
+    with pytest.raises(ProviderBadAnswer, match="LISAN_PLAN_MAX_TOKENS"):
+        await make_provider().plan("open telegram", Screen("", ""), Locale.EN_US, [])
 
 
 async def test_returns_the_parsed_plan(make_provider: MakeProvider) -> None:

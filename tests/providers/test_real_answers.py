@@ -16,7 +16,7 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.providers.base import Expected, ProviderBadAnswer
+from lisan.providers.base import Expected, ProviderRefusedRequest
 from lisan.providers.openai.transcription import segment_confidence, segments_from, transcript_from
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
@@ -103,10 +103,10 @@ async def test_the_servers_errors_reach_the_log_as_its_own_words(
     fake_openai.transcriptions.then(replay(name))
     with (
         caplog.at_level(logging.WARNING, logger="lisan.providers.openai"),
-        pytest.raises(ProviderBadAnswer) as raised,
+        pytest.raises(ProviderRefusedRequest) as raised,
     ):
         await make_provider().transcribe(PCM, Locale.EN_US, NOTHING_EXPECTED)
-    assert raised.value.kind == "4xx"
+    assert raised.value.kind == "config_error"  # the request refused: no outage
     record = next(r for r in caplog.records if r.getMessage() == "provider call failed")
     assert (record.status, record.error_excerpt) == (400, excerpt)  # type: ignore[attr-defined]
 

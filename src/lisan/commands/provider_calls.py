@@ -11,7 +11,12 @@ from typing import TypeVar
 from lisan.commands.stages import Stage
 from lisan.core import metrics
 from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
-from lisan.providers.base import ProviderError, ProviderTimeout, ProviderUnavailable
+from lisan.providers.base import (
+    ProviderError,
+    ProviderRefusedRequest,
+    ProviderTimeout,
+    ProviderUnavailable,
+)
 
 # Logged under the pipeline's name, the one its other records carry.
 log = logging.getLogger("lisan.commands.pipeline")
@@ -53,4 +58,11 @@ def _client_error(failure: ProviderError) -> LisanError:
         )
         message = failure.public_message or "the voice provider is unavailable; try again shortly"
         return ServiceUnavailable(message, headers={"Retry-After": str(failure.retry_after_s)})
+    if isinstance(failure, ProviderRefusedRequest):
+        log.error(
+            "the voice provider refuses the service's request: a configuration error (the "
+            "structured-output form, LISAN_OPENAI_PLAN_FORMAT, or a model name)",
+            extra={"kind": failure.kind},
+        )
+        return BadGateway("the voice provider refused the service's request")
     return BadGateway()

@@ -7,8 +7,8 @@ With several server processes (`lisan serve --workers N`) each process writes it
 files in the library's multiprocess directory and the listener adds them up; with one process
 the values live in memory. Gauges say how they add up across processes: a queue depth is the
 sum over live processes (`livesum`); a state every process reads from the same place (the
-deletion queue, the shared breaker) is the value most recently set by any process
-(`mostrecent`).
+deletion queue) is the value most recently set by any process (`mostrecent`); a breaker's
+state is each live process's own (`liveall`: an alert takes the maximum).
 
 Label values come from bounded sets only, never from a request: a route is its template (no ids),
 a method outside the standard ones is `other`, a command's reason is one of the codes the
@@ -80,6 +80,7 @@ PROVIDER_OUTCOMES = frozenset(
         "circuit_open",
         "busy",
         "unavailable",
+        "config_error",
     }
 )
 DELETION_STATES = frozenset({"queued", "running", "retrying", "completed", "failed"})
@@ -122,9 +123,10 @@ PROVIDER_DURATION = Histogram(
 )  # fmt: skip
 BREAKER_OPEN = Gauge(
     "lisan_provider_breaker_open",
-    "1 while the provider's circuit breaker is open (no calls go out), else 0, as the last "
-    "command to try a call found it.",
-    multiprocess_mode="mostrecent",
+    "1 while the circuit breaker of a provider call is open (no calls go out) or its half-open "
+    "probe has not yet closed it, else 0, as this process last found it.",
+    ["call"],
+    multiprocess_mode="liveall",
 )
 
 # --- the offline decoder pool ------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass, field
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -35,6 +36,15 @@ class TranscribeConfidence(StrEnum):
     SEGMENTS = "segments"  # `response_format=verbose_json` (Whisper servers, OpenAI's whisper-1)
 
 
+class PlanFormat(StrEnum):
+    """How the plan request asks for JSON (lisan.providers.openai.planning; README's server
+    table says which suits which server)."""
+
+    JSON_SCHEMA = "json_schema"  # response_format json_schema, strict (OpenAI, vLLM, llama.cpp)
+    JSON_OBJECT = "json_object"  # response_format json_object with the schema (llama-cpp-python)
+    PROMPT = "prompt"  # no response_format: the schema in the system prompt
+
+
 class BillingEnforcement(StrEnum):
     DISABLED = "disabled"
     ENFORCED = "enforced"
@@ -61,13 +71,25 @@ class Settings(BaseSettings):
     provider: ProviderName = ProviderName.LOCAL
     openai_base_url: AnyHttpUrl = AnyHttpUrl("https://api.openai.com/v1")
     openai_api_key: str | None = Field(default=None, repr=False)
+    # The transcriber and the planner may be different servers: each call's own endpoint and
+    # key, the shared ones when unset (an empty key sends none).
+    openai_transcribe_base_url: AnyHttpUrl | None = None
+    openai_transcribe_api_key: str | None = Field(default=None, repr=False)
+    openai_plan_base_url: AnyHttpUrl | None = None
+    openai_plan_api_key: str | None = Field(default=None, repr=False)
     openai_transcribe_model: str = Field(default="gpt-4o-transcribe", min_length=1)
     openai_plan_model: str = Field(default="gpt-4.1-mini", min_length=1)
     openai_transcribe_confidence: TranscribeConfidence = TranscribeConfidence.LOGPROBS
+    # How the plan request asks for its JSON (lisan.providers.openai.planning), and its bound.
+    openai_plan_format: PlanFormat = PlanFormat.JSON_SCHEMA
+    plan_max_tokens: int = Field(default=1536, ge=256, le=32_768)
     transcribe_timeout_s: PositiveSeconds = 8.0
     plan_timeout_s: PositiveSeconds = 6.0
-    # The bulkhead in front of a remote provider (lisan.providers.bulkhead), per process.
+    # The bulkheads in front of a remote provider (lisan.providers.bulkhead), per process: one
+    # per call, each sized by its own setting, else by LISAN_PROVIDER_MAX_CONCURRENCY.
     provider_max_concurrency: int = Field(default=64, ge=1, le=10_000)
+    transcribe_max_concurrency: int | None = Field(default=None, ge=1, le=10_000)
+    plan_max_concurrency: int | None = Field(default=None, ge=1, le=10_000)
     provider_queue_wait_s: PositiveSeconds = 2.0
     # The slots one user may hold (lisan.providers.bulkhead); unset: a quarter of them, at least 1.
     provider_max_per_user: int | None = Field(default=None, ge=1, le=10_000)
@@ -146,8 +168,37 @@ class Settings(BaseSettings):
         return value
 
     @property
+    def transcribe_endpoint(self) -> Endpoint:
+        return Endpoint(
+            str(self.openai_transcribe_base_url or self.openai_base_url).rstrip("/"),
+            _key(self.openai_transcribe_api_key, self.openai_api_key),
+        )
+
+    @property
+    def plan_endpoint(self) -> Endpoint:
+        return Endpoint(
+            str(self.openai_plan_base_url or self.openai_base_url).rstrip("/"),
+            _key(self.openai_plan_api_key, self.openai_api_key),
+        )
+
+    @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+@dataclass(frozen=True, slots=True)
+class Endpoint:
+    """Where one provider call goes: its base URL (no trailing slash) and its key, if any."""
+
+    base_url: str
+    api_key: str | None = field(default=None, repr=False)
+
+
+def _key(own: str | None, shared: str | None) -> str | None:
+    """A call's own key, else the shared one; an empty own key means none at all."""
+    if own is None:
+        return shared or None
+    return own or None
 
 
 class SettingsError(Exception):

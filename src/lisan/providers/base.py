@@ -99,6 +99,14 @@ class ProviderBadAnswer(ProviderError):
     kind = "malformed"
 
 
+class ProviderRefusedRequest(ProviderError):
+    """The provider refused the request itself, its structured-output form or its model: our
+    configuration, not an outage. 502; counted `config_error`; the breaker takes it for an
+    answer (the provider is up)."""
+
+    kind = "config_error"
+
+
 class VoiceProvider(Protocol):
     # True for a provider that runs on this machine: an ungranted app's screen may reach it
     # (`Screen.granted` False), since it never leaves the machine.

@@ -1,6 +1,13 @@
-"""The voice provider's circuit breaker (purgatory): after `threshold` provider failures in a
-row, calls fail at once with ProviderUnavailable, without a request, until `ttl_s` has passed;
-then calls go through again (half-open) and the first outcome closes or re-opens the circuit.
+"""The voice provider's circuit breakers (purgatory), one per call (`Breakers`: the transcriber
+and the planner are often different servers, and a transcription that succeeds must not hide a
+planner that fails): after `threshold` failures of its call in a row, calls fail at once with
+ProviderUnavailable, without a request, until `ttl_s` has passed; then calls go through again
+(half-open) and the first outcome closes or re-opens the circuit.
+
+`lisan_provider_breaker_open{call}` is the circuit's state as this process last found it: 1
+from the moment a call finds it open or a failure opens it, until a call's outcome closes it.
+A half-open probe leaves it at 1 until it succeeds, so an outage at night, with a probe now and
+then, keeps it at 1 throughout. Each process reports its own (the alert takes the maximum).
 
 Each call ends one of three ways. A failure is ProviderUnavailable or ProviderTimeout raised by
 the provider. A success is an answer, also one in a bad shape (the provider is up). Anything
@@ -21,6 +28,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -64,12 +72,15 @@ class ProviderBreaker:
         self,
         redis_url: str | None,
         *,
+        call: str = "transcribe",
         circuit: str = "lisan.voice-provider",
         threshold: int = 5,
         ttl_s: float = 30.0,
     ) -> None:
         self._redis_url = redis_url
         self._circuit = circuit
+        self._gauge = metrics.BREAKER_OPEN.labels(call)
+        self._gauge.set(0)
         self._threshold = threshold
         self._ttl_s = ttl_s
         self._factory = self._new_factory(None)
@@ -130,7 +141,7 @@ class ProviderBreaker:
                 breaker = await factory.get_breaker(self._circuit)
                 await self._settle(breaker, breaker.context.handle_new_request)
         except OpenedState as opened:
-            metrics.BREAKER_OPEN.set(1)
+            self._gauge.set(1)
             raise ProviderUnavailable(
                 "voice provider circuit open",
                 retry_after_s=self._retry_after_s(opened),
@@ -139,7 +150,6 @@ class ProviderBreaker:
         except _REDIS_DOWN as exc:
             await self._lose_redis(factory, exc)
             return await self.call(operation)
-        metrics.BREAKER_OPEN.set(0)
         try:
             result = await operation()
         except BaseException as exc:
@@ -173,6 +183,7 @@ class ProviderBreaker:
         except _REDIS_DOWN as exc:
             # The call itself ran; only recording its outcome in Redis failed.
             await self._lose_redis(factory, exc)
+        self._gauge.set(1 if breaker.context.state == OpenedState.name else 0)
 
     def _retry_after_s(self, opened: OpenedState) -> int:
         """Seconds until the circuit half-opens, at least 1."""
@@ -230,3 +241,26 @@ async def _close(uow: AsyncRedisUnitOfWork) -> None:
     if redis is not None:
         with contextlib.suppress(*_REDIS_DOWN):  # closing a connection to a Redis that is gone
             await redis.aclose()
+
+
+@dataclass(frozen=True, slots=True)
+class Breakers:
+    """One circuit per provider call, so each fails apart."""
+
+    transcribe: ProviderBreaker
+    plan: ProviderBreaker
+
+    @classmethod
+    def for_circuits(cls, redis_url: str | None, *, transcribe: str, plan: str) -> Breakers:
+        return cls(
+            ProviderBreaker(redis_url, call="transcribe", circuit=transcribe),
+            ProviderBreaker(redis_url, call="plan", circuit=plan),
+        )
+
+    async def start(self) -> None:
+        await self.transcribe.start()
+        await self.plan.start()
+
+    async def aclose(self) -> None:
+        await self.transcribe.aclose()
+        await self.plan.aclose()

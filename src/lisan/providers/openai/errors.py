@@ -25,7 +25,12 @@ from typing import Any
 import httpx
 import orjson
 
-from lisan.providers.base import ProviderBadAnswer, ProviderError, ProviderUnavailable
+from lisan.providers.base import (
+    ProviderBadAnswer,
+    ProviderError,
+    ProviderRefusedRequest,
+    ProviderUnavailable,
+)
 
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
@@ -38,12 +43,17 @@ def status_error(
     api_key: str | None,
     sent: Sequence[str] = (),
 ) -> tuple[ProviderError, dict[str, Any]] | None:
-    """None for a 2xx; else the error to raise and the fields its log line adds: a 429 or 5xx
-    is unavailable for a while (its Retry-After), any other status a bad answer."""
+    """None for a 2xx; else the error to raise and the fields its log line adds: an answer that
+    says the request's format or model was refused is a configuration error, whatever its
+    status (429 aside); a 429 or 5xx is unavailable for a while (its Retry-After); any other
+    status a bad answer."""
     status = response.status_code
     if 200 <= status < 300:
         return None
     excerpt = error_excerpt(content, api_key, sent)
+    if status != 429 and refuses_the_request(content):
+        refused = ProviderRefusedRequest(f"{operation}: HTTP {status}, the request refused")
+        return refused, {"error_excerpt": excerpt, "kind": refused.kind}
     if status == 429 or status >= 500:
         retry_after_s = retry_after_seconds(response.headers)
         kind = "429" if status == 429 else "5xx"
@@ -53,6 +63,24 @@ def status_error(
         return unavailable, {"error_excerpt": excerpt, "kind": kind, "retry_after_s": retry_after_s}
     bad = ProviderBadAnswer(f"{operation}: HTTP {status}", kind="4xx")
     return bad, {"error_excerpt": excerpt, "kind": "4xx"}
+
+
+# What a server says when it refuses the request itself, not for a while: the structured-output
+# form it does not take (llama-cpp-python answers `json_schema` with a 500 naming
+# response_format) or a model it does not serve. Read in the answer's first KB, any case.
+_REFUSED_REQUEST = re.compile(
+    r"response_format|json_schema|json_object|structured output|guided_json"
+    r"|model_not_found|(?:unknown|invalid|unsupported) model"
+    r"|\bmodel\b[^.\n]{0,80}?\b(?:not found|does not exist|unknown|not supported|unsupported"
+    r"|invalid|no such)",
+    re.IGNORECASE,
+)
+
+
+def refuses_the_request(content: bytes) -> bool:
+    """Whether an error answer says the request's format or model was refused: a configuration
+    to fix (LISAN_OPENAI_PLAN_FORMAT, the model settings), never an outage to wait out."""
+    return _REFUSED_REQUEST.search(content[:1024].decode("utf-8", "replace")) is not None
 
 
 ERROR_EXCERPT_CHARS = 200

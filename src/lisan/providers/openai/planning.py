@@ -1,13 +1,24 @@
-"""Planning on an OpenAI-compatible server (`/chat/completions`): the request, which asks for
-the plan under a strict JSON schema, and the plan read back out of the chat completion."""
+"""Planning on an OpenAI-compatible server (`/chat/completions`): the request, and the plan read
+back out of the chat completion.
+
+The request is bounded and repeatable: `temperature` 0 (a server's default, 0.8 on
+llama-cpp-python, made plans differ from one try to the next) and `max_tokens` (a small model
+rambled inside the JSON grammar for hundreds of tokens, and servers keep generating for a
+client that left). LISAN_PLAN_MAX_TOKENS, 1536 by default, fits the largest plan the rules
+accept in practice: 20 steps of about 40 tokens each, plus a payload typing a whole 15 s
+dictation. How the JSON is asked for is LISAN_OPENAI_PLAN_FORMAT (`PlanFormat`): servers
+differ, and one that refuses a form answers every command with an error (`errors`: a
+configuration error, not an outage)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
 
 from lisan.core.locale import Locale
+from lisan.core.settings import PlanFormat
 from lisan.providers.base import ProviderBadAnswer, Screen
 from lisan.providers.prompts import SYSTEM_PROMPT, user_message
 
@@ -39,26 +50,47 @@ PLAN_SCHEMA: dict[str, Any] = {
     "required": ["package_name", "steps", "needs_confirmation", "speech_response_text"],
     "additionalProperties": False,
 }
-_RESPONSE_FORMAT = {
-    "type": "json_schema",
-    "json_schema": {"name": "action_plan", "strict": True, "schema": PLAN_SCHEMA},
+_RESPONSE_FORMATS: dict[PlanFormat, dict[str, Any] | None] = {
+    PlanFormat.JSON_SCHEMA: {
+        "type": "json_schema",
+        "json_schema": {"name": "action_plan", "strict": True, "schema": PLAN_SCHEMA},
+    },
+    PlanFormat.JSON_OBJECT: {"type": "json_object", "schema": PLAN_SCHEMA},
+    PlanFormat.PROMPT: None,
 }
+_SCHEMA_IN_PROMPT = (
+    "\n\nAnswer with one JSON object and nothing else, matching this JSON schema:\n"
+    + orjson.dumps(PLAN_SCHEMA).decode()
+)
 
 
-def plan_request(model: str, transcript: str, screen: Screen | None, language: Locale) -> bytes:
+def plan_request(
+    model: str,
+    transcript: str,
+    screen: Screen | None,
+    language: Locale,
+    *,
+    form: PlanFormat = PlanFormat.JSON_SCHEMA,
+    max_tokens: int = 1536,
+) -> bytes:
     """The chat completion request, as JSON. The user's apps are not in it: the remote planner
     is not told which apps the user has."""
-    body = {
+    system = SYSTEM_PROMPT + (_SCHEMA_IN_PROMPT if form is PlanFormat.PROMPT else "")
+    body: dict[str, Any] = {
         "model": model,
         "messages": [
-            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "system", "content": system},
             {
                 "role": "user",
                 "content": user_message(transcript, screen, language),
             },
         ],
-        "response_format": _RESPONSE_FORMAT,
+        "temperature": 0,
+        "max_tokens": max_tokens,
     }
+    response_format = _RESPONSE_FORMATS[form]
+    if response_format is not None:
+        body["response_format"] = response_format
     return orjson.dumps(body)  # httpx's json= would use the slower stdlib json
 
 
@@ -71,6 +103,25 @@ def plan_from(answer: Any) -> Any:
     if not isinstance(content, str):
         raise ProviderBadAnswer("plan: choices[0].message.content is not a string")
     try:
-        return orjson.loads(content)
+        return orjson.loads(_unfenced(content))
     except orjson.JSONDecodeError:
+        if _finish_reason(answer) == "length":
+            raise ProviderBadAnswer("plan: cut at LISAN_PLAN_MAX_TOKENS") from None
         raise ProviderBadAnswer("plan: the content is not JSON") from None
+
+
+_FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(.*)\n\s*```\s*\Z", re.DOTALL)
+
+
+def _unfenced(content: str) -> str:
+    """The JSON of an answer a model wrote as a fenced block (as small models do when the
+    schema is only in the prompt)."""
+    fenced = _FENCED.match(content)
+    return fenced.group(1) if fenced else content
+
+
+def _finish_reason(answer: Any) -> Any:
+    try:
+        return answer["choices"][0].get("finish_reason")
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return None

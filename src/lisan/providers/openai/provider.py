@@ -19,18 +19,19 @@ import httpx
 import orjson
 
 from lisan.core.locale import Locale
-from lisan.core.settings import Settings
+from lisan.core.settings import Endpoint, Settings
 from lisan.core.wav import wav_header
 from lisan.providers.base import (
     Expected,
     ProviderBadAnswer,
+    ProviderRefusedRequest,
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
     ServiceAtCapacity,
     Transcript,
 )
-from lisan.providers.breaker import ProviderBreaker
+from lisan.providers.breaker import Breakers
 from lisan.providers.bulkhead import Bulkhead
 from lisan.providers.multipart import FilePart, form_data
 from lisan.providers.openai.errors import status_error
@@ -49,24 +50,35 @@ POOL_WAIT_S = 1.0  # longest wait for a free connection of our own pool
 
 
 class OpenAIProvider:
+    """Two calls, two failure domains: the transcriber and the planner each have their endpoint
+    and key (`Settings.transcribe_endpoint`, `plan_endpoint`), their bulkhead and their
+    circuit breaker.
+
+    How the second call queues: a plan call waits for a planner slot behind other plan calls
+    only, never behind transcriptions, and for up to LISAN_PLAN_TIMEOUT_S (at least the
+    queue wait), the longest any call holding a slot can keep it: a command whose
+    transcription succeeded is refused "busy" only when more plans wait ahead of it than
+    the planner can finish in that time."""
+
     keeps_screens_local = False  # a remote server: an ungranted app's screen never reaches it
 
-    def __init__(self, settings: Settings, http: httpx.AsyncClient, breaker: ProviderBreaker):
+    def __init__(self, settings: Settings, http: httpx.AsyncClient, breakers: Breakers):
         self._settings = settings
         self._http = http
-        self._breaker = breaker
-        self._bulkhead = Bulkhead(
-            settings.provider_max_concurrency,
+        self._breakers = breakers
+        self._transcribe = settings.transcribe_endpoint
+        self._plan = settings.plan_endpoint
+        self._transcribe_bulkhead = Bulkhead(
+            settings.transcribe_max_concurrency or settings.provider_max_concurrency,
             settings.provider_queue_wait_s,
             user_share=settings.provider_max_per_user,
         )
-        self._base_url = str(settings.openai_base_url).rstrip("/")
-        self._confidence = ConfidenceSource(settings.openai_transcribe_confidence)
-        self._headers = (
-            {"Authorization": f"Bearer {settings.openai_api_key}"}
-            if settings.openai_api_key
-            else {}
+        self._plan_bulkhead = Bulkhead(
+            settings.plan_max_concurrency or settings.provider_max_concurrency,
+            max(settings.provider_queue_wait_s, settings.plan_timeout_s),
+            user_share=settings.provider_max_per_user,
         )
+        self._confidence = ConfidenceSource(settings.openai_transcribe_confidence)
 
     async def transcribe(self, pcm: bytes, language: Locale, expected: Expected) -> Transcript:
         """The confidence mode (`ConfidenceSource`) may ask for the same recording twice."""
@@ -75,8 +87,8 @@ class OpenAIProvider:
         asked_segments = source.asks_for_segments
         try:
             answer = await self._transcribe_once(audio, language, vocabulary, asked_segments)
-        except ProviderBadAnswer as refused:
-            if refused.kind != "4xx" or not source.refused_segments():
+        except (ProviderBadAnswer, ProviderRefusedRequest) as refused:
+            if refused.kind not in {"4xx", "config_error"} or not source.refused_segments():
                 raise
             log.info(
                 "the transcriber refuses verbose_json: asking with the design's request",
@@ -102,6 +114,7 @@ class OpenAIProvider:
         async def call() -> Any:
             return await self._post(
                 "transcribe",
+                self._transcribe,
                 "/audio/transcriptions",
                 self._settings.transcribe_timeout_s,
                 body,
@@ -109,20 +122,28 @@ class OpenAIProvider:
                 sent=vocabulary,
             )
 
-        async with self._bulkhead.slot("transcribe"):  # refused here: the breaker never knows
-            return await self._breaker.call(call)
+        async with self._transcribe_bulkhead.slot("transcribe"):  # refused here: no breaker
+            return await self._breakers.transcribe.call(call)
 
     async def plan(
         self, transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]
     ) -> Any:
         """`apps` is not sent: the remote planner is not told which apps the user has."""
-        content = plan_request(self._settings.openai_plan_model, transcript, screen, language)
+        content = plan_request(
+            self._settings.openai_plan_model,
+            transcript,
+            screen,
+            language,
+            form=self._settings.openai_plan_format,
+            max_tokens=self._settings.plan_max_tokens,
+        )
         # What a planner's error may echo: the transcript and the screen's lines.
         sent = [transcript, *(screen.view_tree.splitlines() if screen else ())]
 
         async def call() -> Any:
             return await self._post(
                 "plan",
+                self._plan,
                 "/chat/completions",
                 self._settings.plan_timeout_s,
                 content,
@@ -130,8 +151,8 @@ class OpenAIProvider:
                 sent=sent,
             )
 
-        async with self._bulkhead.slot("plan"):
-            answer = await self._breaker.call(call)
+        async with self._plan_bulkhead.slot("plan"):
+            answer = await self._breakers.plan.call(call)
         return plan_from(answer)
 
     async def aclose(self) -> None:
@@ -140,6 +161,7 @@ class OpenAIProvider:
     async def _post(
         self,
         operation: str,
+        endpoint: Endpoint,
         path: str,
         timeout_s: float,
         body: bytes,
@@ -151,11 +173,14 @@ class OpenAIProvider:
         the user text the request carried: an error answer that echoes it is not logged."""
         fields: dict[str, Any] = {"operation": operation}
         started = time.perf_counter()
+        headers = {"Content-Type": content_type}
+        if endpoint.api_key:
+            headers["Authorization"] = f"Bearer {endpoint.api_key}"
         request = self._http.build_request(
             "POST",
-            self._base_url + path,
+            endpoint.base_url + path,
             content=body,
-            headers={**self._headers, "Content-Type": content_type},
+            headers=headers,
             # A short wait for our own pool: past it we are the bottleneck, and the answer is a
             # quick 503 rather than a provider timeout.
             timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
@@ -185,7 +210,7 @@ class OpenAIProvider:
             ) from None
         fields["status"] = response.status_code
         fields["duration_ms"] = _elapsed_ms(started)
-        failure = status_error(operation, response, content, self._settings.openai_api_key, sent)
+        failure = status_error(operation, response, content, endpoint.api_key, sent)
         if failure is not None:
             error, more = failure
             log.warning("provider call failed", extra={**fields, **more})
