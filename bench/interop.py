@@ -116,6 +116,7 @@ class Outcome:
     compression_ratio: float | None
     server_language: str | None
     right: bool | None  # the transcript is what was said (None where nothing was said right)
+    late: int = 0  # server answers that came after the command returned (its 504)
 
 
 def fold(text: str) -> str:
@@ -165,12 +166,12 @@ def model_path(python: Path) -> str:
 
 
 @contextmanager
-def whisper_server(python: Path, *arguments: str) -> Iterator[str]:
-    """faster-whisper-server on a free port; yields its base URL (with /v1)."""
+def whisper_server(python: Path, *arguments: str, log: Path | None = None) -> Iterator[str]:
+    """faster-whisper-server on a free port, its stderr to `log`; yields its base URL (/v1)."""
     port = free_port()
     command = [str(python), "-m", "faster_whisper_server", *arguments]
     command += ["--host", "127.0.0.1", "--port", str(port)]
-    with process(command, dict(os.environ), f"http://127.0.0.1:{port}/health"):
+    with process(command, dict(os.environ), f"http://127.0.0.1:{port}/health", log):
         yield f"http://127.0.0.1:{port}/v1"
 
 
@@ -228,10 +229,12 @@ def send(client: httpx.Client, headers: dict[str, str], clip: Clip) -> httpx.Res
     return client.post("/v1/commands", json=body, headers=command_headers)
 
 
-def outcome_of(clip: Clip, response: httpx.Response, answer: Any) -> Outcome:
+def outcome_of(clip: Clip, response: httpx.Response, answer: Any, *, late: int = 0) -> Outcome:
     body = response.json() if response.headers.get("content-type", "").startswith("app") else {}
+    if not isinstance(body, dict):
+        body = {}
     heard = confidence = logprob = no_speech = ratio = language = None
-    if isinstance(answer, dict):
+    if isinstance(answer, dict) and "text" in answer:
         transcript = transcript_from(answer)
         heard, confidence = transcript.text.strip(), transcript.confidence
         no_speech, ratio = transcript.no_speech_prob, transcript.compression_ratio
@@ -246,7 +249,7 @@ def outcome_of(clip: Clip, response: httpx.Response, answer: Any) -> Outcome:
     return Outcome(
         clip.group, clip.said, clip.speaker, clip.language, response.status_code,
         body.get("status"), body.get("reprompt_reason"), heard, confidence, logprob,
-        no_speech, ratio, language, right,
+        no_speech, ratio, language, right, late,
     )  # fmt: skip
 
 
@@ -257,25 +260,60 @@ def run(quick: bool, record: bool, workdir: Path) -> tuple[list[Outcome], FakeOp
     outcomes: list[Outcome] = []
     exchanges: list[list[Exchange]] = []  # per clip: what Lisan sent the server, and its answers
     with (
-        whisper_server(python, model) as upstream,
+        whisper_server(python, model, log=workdir / "whisper-server.log") as upstream,
         forwarding_fake(upstream) as fake,
         lisan(fake.base_url, workdir, workdir / "lisan.log") as base,
         httpx.Client(base_url=base, timeout=120) as client,
     ):
         headers = ready_device(client)
         for number, clip in enumerate(everything, 1):
-            asked = len(fake.transcriptions.answers)
+            asked = len(fake.transcriptions.requests)
             response = send(client, headers, clip)
-            answers = fake.transcriptions.answers[asked:]
-            sent = fake.transcriptions.requests[asked:]
-            exchanges.append([Exchange(r.fields, *a) for r, a in zip(sent, answers, strict=True)])
-            answer = json.loads(answers[-1][1]) if answers else None
-            outcomes.append(outcome_of(clip, response, answer))
+            sent = range(asked, len(fake.transcriptions.requests))
+            # A transcription past Lisan's timeout (a 504) is answered to the fake after the
+            # command returned: wait for it, so it is paired with its own clip, never the next.
+            late = _wait_for_answers(fake, sent, LATE_ANSWER_WAIT_S)
+            answers = [
+                fake.transcriptions.answers[i] for i in sent if i in fake.transcriptions.answers
+            ]
+            exchanges.append(
+                [
+                    Exchange(
+                        fake.transcriptions.requests[i].fields, *fake.transcriptions.answers[i]
+                    )
+                    for i in sent
+                    if i in fake.transcriptions.answers
+                ]
+            )
+            answer = _json_or_none(answers[-1][1]) if answers else None
+            outcomes.append(outcome_of(clip, response, answer, late=late))
             if number % 50 == 0:
                 print(f"  {number} of {len(everything)} commands", file=sys.stderr, flush=True)
         if record:
             record_fixtures(python, model, upstream, everything, outcomes, exchanges)
     return outcomes, fake
+
+
+LATE_ANSWER_WAIT_S = 120.0  # the fake's own bound on a forwarded call
+
+
+def _wait_for_answers(fake: FakeOpenAI, sent: range, bound_s: float) -> int:
+    """Wait (up to `bound_s`) for the server's answers to the requests `sent`; how many came
+    after the command had returned (late), or never."""
+    missing = [i for i in sent if i not in fake.transcriptions.answers]
+    deadline = time.monotonic() + bound_s
+    while any(i not in fake.transcriptions.answers for i in missing):
+        if time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    return len(missing)
+
+
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
 
 
 # --- calibration ---------------------------------------------------------------------------
@@ -466,6 +504,13 @@ def write_fixture(name: str, clip: Clip, form: dict[str, str], status: int, body
 # --- report --------------------------------------------------------------------------------
 
 
+def _status(o: Outcome) -> str:
+    """A command's status and reason, or its HTTP status when it has none (a 504, a 503)."""
+    if o.status is None:
+        return f"HTTP {o.http_status}"
+    return f"{o.status}/{o.reason}" if o.reason else o.status
+
+
 def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
     print(f"\n## {SERVER}: per sentence\n")
     print("| group | said | voice | heard | confidence | status (reason) |")
@@ -484,7 +529,7 @@ def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
         if not mine:
             continue
         planned = [o for o in mine if o.status in ("ACCEPTED", "CONFIRMATION_REQUIRED")]
-        statuses = Counter(f"{o.status}/{o.reason}" if o.reason else str(o.status) for o in mine)
+        statuses = Counter(_status(o) for o in mine)
         print(
             f"| {group} | {len(mine)} | {sum(bool(o.right) for o in mine)} "
             f"| {sum(bool(o.right) for o in planned)} | {sum(not o.right for o in planned)} "
@@ -492,7 +537,11 @@ def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
         )
     calls = len(fake.transcriptions.answers)
     print(f"\nserver calls: {calls}; planner calls: {fake.completions.calls}")
-    failures = [o for o in outcomes if o.http_status >= 500]
+    timeouts = [o for o in outcomes if o.http_status == 504]
+    late = sum(o.late for o in outcomes)
+    print(f"commands answered 504 (the server past LISAN_TRANSCRIBE_TIMEOUT_S): {len(timeouts)}; "
+          f"server answers that came after their command returned: {late}")  # fmt: skip
+    failures = [o for o in outcomes if o.http_status >= 500 and o.http_status != 504]
     failures += [
         o
         for o in outcomes
@@ -514,9 +563,20 @@ def main() -> None:
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is missing: make system-deps")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="lisan-interop-") as workdir:
-        outcomes, fake = run(args.quick, args.record, Path(workdir))
+    # Kept when the run fails (Lisan's log and the server's are in it), removed when it passes.
+    workdir = Path(tempfile.mkdtemp(prefix="lisan-interop-"))
+    try:
+        outcomes, fake = run(args.quick, args.record, workdir)
+    except BaseException:
+        print(
+            f"\nthe run failed: its work directory and logs are kept in {workdir}", file=sys.stderr
+        )
+        raise
     code = print_report(outcomes, fake)
+    if code:
+        print(f"work directory and logs kept in {workdir}")
+    else:
+        shutil.rmtree(workdir, ignore_errors=True)
     if args.calibrate:
         print("\n## Calibration (held out)\n")
         print(json.dumps(calibrate(outcomes), indent=2))

@@ -129,7 +129,9 @@ class Endpoint(Generic[R]):
         self.default = default
         self.queue: deque[Answer] = deque()
         self.requests: list[R] = []
-        self.answers: list[tuple[int, bytes]] = []  # an upstream's answers, when forwarded
+        # An upstream's answers, when forwarded, by the index of the request they answer: a
+        # slow one arrives after later requests, and after the client gave up on it.
+        self.answers: dict[int, tuple[int, bytes]] = {}
         self.calls = 0
 
     def then(self, *answers: Answer) -> None:

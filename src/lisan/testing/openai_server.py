@@ -71,7 +71,9 @@ class FakeOpenAI:
         if scope["method"] == "POST" and route == "/audio/transcriptions":
             answer = self._on_transcription(path, body, headers)
             if self.transcribe_upstream is not None:
-                answer = await self._forwarded(self.transcribe_upstream + route, body, headers)
+                index = self.transcriptions.calls - 1
+                url = self.transcribe_upstream + route
+                answer = await self._forwarded(url, body, headers, index)
         elif scope["method"] == "POST" and route == "/chat/completions":
             answer = self._on_completion(path, body, headers)
         else:
@@ -94,14 +96,16 @@ class FakeOpenAI:
             self.completions.requests.append(ChatRequest(path, body, parsed, headers))
         return self.completions.next_answer()
 
-    async def _forwarded(self, url: str, body: bytes, headers: dict[str, str]) -> Answer:
-        """The upstream's answer to the same request, recorded."""
+    async def _forwarded(
+        self, url: str, body: bytes, headers: dict[str, str], index: int
+    ) -> Answer:
+        """The upstream's answer to the same request, recorded under the request's index."""
         import httpx  # only the interop run forwards
 
         sent = {k: v for k, v in headers.items() if k in ("content-type", "authorization")}
         async with httpx.AsyncClient(timeout=120) as client:
             response = await client.post(url, content=body, headers=sent)
-        self.transcriptions.answers.append((response.status_code, response.content))
+        self.transcriptions.answers[index] = (response.status_code, response.content)
         content_type = response.headers.get("content-type", "application/json")
         return Answer(
             response.status_code, raw=response.content, headers={"content-type": content_type}
