@@ -25,6 +25,7 @@ from tests.fixtures.commands import (
     command,
     command_body,
     plan,
+    say,
     speech_pcm,
     step,
     transcription,
@@ -77,6 +78,7 @@ async def test_accepted_is_a_plan_to_run_with_ack(
             )
         )
     )
+    say(fake_openai, "type selam to abebe and open telegram")
     body = await run_one(settings_factory, fake_openai)
     assert (body["status"], body["speak_code"]) == ("ACCEPTED", "ACK")
     assert "reprompt_reason" not in body
@@ -99,6 +101,7 @@ async def test_keys_the_rules_do_not_know_never_reach_the_phone(
     fake_openai.completions.then(
         Answer.plan(plan(step(note="rm -rf /", step_id="mine"), rogue={"run": "this"}))
     )
+    say(fake_openai, "tap chats")
     body = await run_one(settings_factory, fake_openai)
     assert body["status"] == "ACCEPTED"
     (only,) = body["action_plan"]["steps"]
@@ -148,6 +151,7 @@ async def test_a_destructive_step_is_confirmed_by_name_in_the_users_language(
     fake_openai.completions.default = Answer.plan(
         plan(step("TAP", "n6"), step("TAP", "n7", destructive=True))
     )
+    say(fake_openai, "tap abebe and delete the chat")
     cases = Cases()
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)

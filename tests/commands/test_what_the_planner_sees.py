@@ -12,7 +12,7 @@ from lisan.core.settings import Settings
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_HIDDEN
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
-from tests.fixtures.commands import app_with, command, command_body, plan, step
+from tests.fixtures.commands import app_with, command, command_body, plan, say, step
 from tests.fixtures.devices import TELEGRAM, ready_device
 from tests.fixtures.plans import BANK, BANK_SCREEN, CHAT_SCREEN, outcome
 
@@ -42,6 +42,7 @@ async def test_a_granted_screen_goes_to_the_planner(
 ) -> None:
     """A granted app's screen goes to the planner, fenced, with its package."""
     fake_openai.completions.then(Answer.plan(plan(step("TAP", "n2"))))
+    say(fake_openai, "tap chats")
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client, TELEGRAM)
         body = command_body(package=TELEGRAM, tree=CHAT_SCREEN)

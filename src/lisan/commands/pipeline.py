@@ -48,6 +48,7 @@ from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import Expected, VoiceProvider
@@ -215,7 +216,8 @@ async def plan(
         Stage.PLANNING,
         provider.plan(transcript, screen, command.request.locale, context.apps),
     )
-    return progress.lap(Stage.PLANNING, since, raw_plan=raw_plan)
+    remote = not provider.keeps_screens_local
+    return progress.lap(Stage.PLANNING, since, raw_plan=raw_plan, planned_remotely=remote)
 
 
 # --- 6. validate ---------------------------------------------------------------------------
@@ -264,6 +266,8 @@ def _checked(command: Command, progress: Progress, granted: frozenset[str]) -> C
         return refusal(
             command.command_id, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
         )
+    if progress.planned_remotely:
+        safe = ask_unnamed_taps(safe, tree, progress.transcript or "")
     return answer(
         command.command_id,
         safe,

@@ -66,6 +66,9 @@ class Progress:
     transcript: str | None = None
     confident: bool = False  # the transcriber gave a confidence (and it passed)
     raw_plan: Any = None  # the planner's answer, still to be checked
+    # A model planned it (a remote provider), not rules reading the transcript: each TAP must
+    # be named by the transcript (`plans.naming`) or it is asked.
+    planned_remotely: bool = False
     # The rules' answer to `raw_plan`, checked before the record's transaction opens, and the
     # grants it was checked against (`pipeline.validate`; `pipeline.confirm` re-reads them).
     checked: CommandResponse | None = None
