@@ -176,9 +176,12 @@ def whisper_server(python: Path, *arguments: str, log: Path | None = None) -> It
 
 
 @contextmanager
-def forwarding_fake(upstream: str) -> Iterator[FakeOpenAI]:
-    """The tests' fake OpenAI server on a loop of its own, transcriptions forwarded."""
-    fake = FakeOpenAI(transcribe_upstream=upstream)
+def forwarding_fake(
+    upstream: str | None = None, *, plan_upstream: str | None = None
+) -> Iterator[FakeOpenAI]:
+    """The tests' fake OpenAI server on a loop of its own, transcriptions forwarded to
+    `upstream`, plans to `plan_upstream` (each the fake's own when None)."""
+    fake = FakeOpenAI(transcribe_upstream=upstream, plan_upstream=plan_upstream)
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()

@@ -35,8 +35,7 @@ from typing import Any
 import numpy as np
 
 from bench.interop import VOCABULARY, _fold_of, clips, fold, interop_python, model_path
-from lisan.core.text import latin_words
-from lisan.plans.naming import COMMAND_WORDS, FUNCTION_WORDS
+from lisan.core.text import naming_words
 
 KEEP_RIGHT = 0.90
 
@@ -74,12 +73,7 @@ def scores(segments: list[dict[str, Any]]) -> dict[str, float] | None:
         return None
     spans = np.array([max(s["end"] - s["start"], 1e-3) for s in segments])
     means = np.array([s["avg_logprob"] for s in segments])
-    naming = [
-        w["probability"]
-        for s in segments
-        for w in s["words"]
-        if any(word not in FUNCTION_WORDS | COMMAND_WORDS for word in latin_words(w["word"]))
-    ]
+    naming = [w["probability"] for s in segments for w in s["words"] if naming_words(w["word"])]
     probabilities = naming or [w["probability"] for s in segments for w in s["words"]] or [0.0]
     return {
         "segments": float(np.sum(spans * means) / np.sum(spans)),

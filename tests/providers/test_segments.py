@@ -1,6 +1,6 @@
 """Confidence from whatever the server gives (LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): token logprobs,
-or a Whisper-style server's `verbose_json` segments; `logprobs`, the design's request, by
-default; and `auto`, an opt-in that asks a recording again for segments when its answer has no
+or a Whisper-style server's `verbose_json` words (their probabilities) or segments; `logprobs`,
+the design's request, by default; and `auto`, an opt-in that asks a recording again for segments when its answer has no
 score, and asks for them first only once several answers in a row showed the server needs it.
 The server's own answers are replayed in test_real_answers.py; here the rules, on answers made
 to the point."""
@@ -17,6 +17,8 @@ from lisan.providers.base import Expected, ProviderBadAnswer, Transcript
 from lisan.providers.openai.transcription import (
     SEGMENT_OFFSET,
     SEGMENT_SLOPE,
+    WORD_OFFSET,
+    WORD_SLOPE,
     language_from,
     segment_confidence,
     segments_from,
@@ -119,6 +121,7 @@ async def test_segments_mode_asks_for_verbose_json_and_no_logprobs(
     transcript = await provider.transcribe(PCM, Locale.AM_ET, NOTHING_EXPECTED)
     sent = fake_openai.transcriptions.last
     assert sent.field("response_format") == "verbose_json"
+    assert sent.fields["timestamp_granularities[]"] == ["segment", "word"]
     assert "include[]" not in sent.fields
     assert sent.field("language") == "am"
     assert transcript == Transcript(
@@ -264,3 +267,48 @@ def test_the_setting_refuses_an_unknown_mode(settings_factory: Any) -> None:
 
     with pytest.raises(ValidationError):
         settings_factory(openai_transcribe_confidence="tokens")
+
+
+# --- words -------------------------------------------------------------------------------------
+
+
+def word(text: str, probability: float | None) -> dict[str, Any]:
+    scored = {"word": text, "start": 0.0, "end": 0.3}
+    return scored if probability is None else {**scored, "probability": probability}
+
+
+def test_one_doubtful_word_that_names_the_target_makes_a_confident_segment_doubtful() -> None:
+    """ "send" heard as "settings": a segment the server is sure of (avg_logprob -0.2, 0.93 by
+    the segments' scale) whose naming word it doubts (0.15) is below the threshold; the words
+    a command is said with ("Tap") do not vouch for it."""
+    answer = verbose("Tap settings.", segment(-0.2))
+    answer["words"] = [word(" Tap", 0.99), word(" settings.", 0.15)]
+    confidence = transcript_from(answer).confidence
+    assert confidence == pytest.approx(1 / (1 + math.exp(-(WORD_SLOPE * 0.15 + WORD_OFFSET))))
+    assert confidence is not None
+    assert confidence < 0.5 < platt(-0.2)
+
+
+def test_words_inside_segments_count_and_sure_ones_pass() -> None:
+    """Servers that nest the words in their segments (faster-whisper's shape) are read too."""
+    answer = verbose(
+        "Open Telegram.", segment(-0.3, words=[word(" Open", 0.9), word(" Telegram.", 0.97)])
+    )
+    confidence = transcript_from(answer).confidence
+    assert confidence is not None
+    assert confidence > 0.9
+
+
+def test_words_without_probabilities_leave_the_segments_to_judge() -> None:
+    """OpenAI's whisper-1 gives word times, no probabilities: its segments give the score."""
+    answer = verbose("Go back.", segment(-0.1))
+    answer["words"] = [word(" Go", None), word(" back.", None)]
+    assert transcript_from(answer).confidence == platt(-0.1)
+
+
+@pytest.mark.parametrize("words", ["many", [1, 2], [{"word": " x", "probability": "high"}]])
+def test_malformed_words_are_a_bad_answer(words: Any) -> None:
+    answer = verbose("Go back.", segment(-0.1))
+    answer["words"] = words
+    with pytest.raises(ProviderBadAnswer):
+        transcript_from(answer)

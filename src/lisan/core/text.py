@@ -167,6 +167,24 @@ def ethiopic_words(text: str) -> tuple[str, ...]:
     return tuple(_ETHIOPIC_WORD.findall(normal))
 
 
+# Words that name nothing on a screen by themselves ("the", "to"), and the words a command is
+# said with ("tap", "go to"): what is left of a transcript is what names its target
+# (`naming_words`; the plan rules' `plans.naming`, a transcriber's word confidence).
+FUNCTION_WORDS = frozenset(
+    {"a", "an", "the", "to", "on", "in", "at", "of", "for", "from", "with", "and", "or", "my",
+     "me", "it", "its", "this", "that", "is", "be", "please"}
+)  # fmt: skip
+COMMAND_WORDS = frozenset(
+    {"tap", "press", "click", "touch", "hit", "select", "choose", "open", "go", "show"}
+)
+
+
+def naming_words(text: str) -> tuple[str, ...]:
+    """The Latin words of `text` that may name something: not a function word, not a word a
+    command is said with."""
+    return tuple(w for w in latin_words(text) if w not in FUNCTION_WORDS | COMMAND_WORDS)
+
+
 def name_words(name: str) -> list[str]:
     """A name in any script as lower-case Latin words: marks dropped, transliterated."""
     return _LATIN_WORD.findall(anyascii(visible(name)).lower())

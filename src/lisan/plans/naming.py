@@ -20,22 +20,17 @@ import dataclasses
 
 from rapidfuzz import fuzz
 
-from lisan.core.text import consonants, ethiopic_words, latin_words
+from lisan.core.text import (
+    COMMAND_WORDS,
+    FUNCTION_WORDS,
+    consonants,
+    ethiopic_words,
+    latin_words,
+)
 from lisan.plans.consequence import is_field
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.viewtree import ViewTree
 
-# Words that name no node by themselves: a label sharing only these with the transcript is not
-# named ("Go to the top" for "go to settings" shares "to" and "the").
-FUNCTION_WORDS = frozenset(
-    {"a", "an", "the", "to", "on", "in", "at", "of", "for", "from", "with", "and", "or", "my",
-     "me", "it", "its", "this", "that", "is", "be", "please"}
-)  # fmt: skip
-# The words a command is said with ("tap", "go to"): they name a node only whose label says
-# nothing else (a button "Open"), never one that says more ("Go to the top" for "go back").
-COMMAND_WORDS = frozenset(
-    {"tap", "press", "click", "touch", "hit", "select", "choose", "open", "go", "show"}
-)
 NEAR_SPELLING = 80  # rapidfuzz ratio from which two long words are one ("contacts", "contact")
 NEAR_FROM_CHARS = 4  # shorter words must be equal ("cat" is not "chat")
 

@@ -20,19 +20,21 @@ class FilePart:
     parts: tuple[bytes, ...]  # its content, in pieces joined only once, into the body
 
 
-def form_data(fields: Mapping[str, str], file: FilePart) -> tuple[bytes, str]:
+def form_data(fields: Mapping[str, str | tuple[str, ...]], file: FilePart) -> tuple[bytes, str]:
     """(body, Content-Type). Names are ours (ASCII, no quotes); values go as UTF-8, as httpx
-    sends them; the random boundary cannot occur in them by chance."""
+    sends them, a tuple as one part per value (`timestamp_granularities[]`); the random
+    boundary cannot occur in them by chance."""
     boundary = secrets.token_hex(16)
     delimiter = f"--{boundary}\r\n".encode()
     pieces: list[bytes] = []
-    for name, value in fields.items():
-        pieces += [
-            delimiter,
-            f'Content-Disposition: form-data; name="{name}"\r\n\r\n'.encode(),
-            value.encode(),
-            b"\r\n",
-        ]
+    for name, values in fields.items():
+        for value in (values,) if isinstance(values, str) else values:
+            pieces += [
+                delimiter,
+                f'Content-Disposition: form-data; name="{name}"\r\n\r\n'.encode(),
+                value.encode(),
+                b"\r\n",
+            ]
     pieces += [
         delimiter,
         f'Content-Disposition: form-data; name="{file.name}"; filename="{file.filename}"\r\n'

@@ -11,7 +11,8 @@ process answering every call with the defaults after a delay:
     python -m lisan.testing.openai_server --port 9100 --delay 0.3
 
 With `transcribe_upstream` set (`bench.interop`), transcriptions are forwarded to a real
-server and its answers recorded (`Endpoint.answers`), while planning stays the fake's.
+server and its answers recorded (`Endpoint.answers`), while planning stays the fake's; with
+`plan_upstream` (`bench.planner_interop`), plans are forwarded and recorded the same way.
 """
 
 from __future__ import annotations
@@ -43,7 +44,12 @@ Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 class FakeOpenAI:
     def __init__(
-        self, *, delay_s: float = 0.0, record: bool = True, transcribe_upstream: str | None = None
+        self,
+        *,
+        delay_s: float = 0.0,
+        record: bool = True,
+        transcribe_upstream: str | None = None,
+        plan_upstream: str | None = None,
     ) -> None:
         self.transcriptions: Endpoint[TranscriptionRequest] = Endpoint(
             Answer.json(DEFAULT_TRANSCRIPTION)
@@ -52,6 +58,7 @@ class FakeOpenAI:
         self.delay_s = delay_s  # added to every answer (the bench's provider latency)
         self.record = record  # False: count calls only (a long bench run)
         self.transcribe_upstream = transcribe_upstream  # a real server's base URL (with /v1)
+        self.plan_upstream = plan_upstream  # a real planner's base URL (with /v1)
         self.base_url = ""
         self._closing = asyncio.Event()
         self._server: uvicorn.Server | None = None
@@ -73,9 +80,13 @@ class FakeOpenAI:
             if self.transcribe_upstream is not None:
                 index = self.transcriptions.calls - 1
                 url = self.transcribe_upstream + route
-                answer = await self._forwarded(url, body, headers, index)
+                answer = await self._forwarded(url, body, headers, self.transcriptions, index)
         elif scope["method"] == "POST" and route == "/chat/completions":
             answer = self._on_completion(path, body, headers)
+            if self.plan_upstream is not None:
+                index = self.completions.calls - 1
+                url = self.plan_upstream + route
+                answer = await self._forwarded(url, body, headers, self.completions, index)
         else:
             answer = Answer.error(404)
         await self._answer(answer, send)
@@ -97,7 +108,7 @@ class FakeOpenAI:
         return self.completions.next_answer()
 
     async def _forwarded(
-        self, url: str, body: bytes, headers: dict[str, str], index: int
+        self, url: str, body: bytes, headers: dict[str, str], endpoint: Endpoint[Any], index: int
     ) -> Answer:
         """The upstream's answer to the same request, recorded under the request's index."""
         import httpx  # only the interop run forwards
@@ -105,7 +116,7 @@ class FakeOpenAI:
         sent = {k: v for k, v in headers.items() if k in ("content-type", "authorization")}
         async with httpx.AsyncClient(timeout=120) as client:
             response = await client.post(url, content=body, headers=sent)
-        self.transcriptions.answers[index] = (response.status_code, response.content)
+        endpoint.answers[index] = (response.status_code, response.content)
         content_type = response.headers.get("content-type", "application/json")
         return Answer(
             response.status_code, raw=response.content, headers={"content-type": content_type}

@@ -4,8 +4,9 @@ kinds of server apart.
 
 The design's request asks for token logprobs (`include[]=logprobs`); a Whisper-style server
 (OpenAI's whisper-1, faster-whisper-server) ignores it, and is asked for `verbose_json` instead
-(LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): its segments give the confidence, and it reports the
-language it heard and how likely there was no speech (`transcript_from`).
+(LISAN_OPENAI_TRANSCRIBE_CONFIDENCE), with `timestamp_granularities[]` segment and word: its
+words' probabilities give the confidence where it scores them (else its segments), and it
+reports the language it heard and how likely there was no speech (`transcript_from`).
 """
 
 from __future__ import annotations
@@ -18,20 +19,24 @@ from typing import Any
 
 from lisan.core.locale import Locale
 from lisan.core.settings import TranscribeConfidence
+from lisan.core.text import naming_words
 from lisan.providers.base import ProviderBadAnswer, Transcript
 
 # The design's request, and a Whisper-style server's: its `verbose_json` carries per-segment
 # scores and the language heard, never token logprobs.
 _LOGPROBS_FORM = {"response_format": "json", "include[]": "logprobs"}
-_SEGMENTS_FORM = {"response_format": "verbose_json"}
+_SEGMENTS_FORM: dict[str, str | tuple[str, ...]] = {
+    "response_format": "verbose_json",
+    "timestamp_granularities[]": ("segment", "word"),
+}
 
 
 def transcription_form(
     model: str, language: Locale, vocabulary: Sequence[str], *, segments: bool
-) -> dict[str, str]:
+) -> dict[str, str | tuple[str, ...]]:
     """The form fields sent with the audio. Only the vocabulary terms go with it (the prompt):
     the screen and the apps are not the transcriber's business."""
-    form = {
+    form: dict[str, str | tuple[str, ...]] = {
         "model": model,
         "language": language.language,
         **(_SEGMENTS_FORM if segments else _LOGPROBS_FORM),
@@ -88,11 +93,14 @@ AUTO_SWITCH_AFTER = 3
 
 def transcript_from(answer: Any) -> Transcript:
     """The transcript and whatever the server says of it: confidence from token logprobs when
-    it gives them, else from its segments (`segment_confidence`)."""
+    it gives them, else from its words' probabilities (`word_confidence`), else from its
+    segments (`segment_confidence`)."""
     if not isinstance(answer, dict) or not isinstance(answer.get("text"), str):
         raise ProviderBadAnswer("transcribe: the answer has no text")
     segments = segments_from(answer.get("segments"))
     confidence = confidence_from(answer.get("logprobs"))
+    if confidence is None:
+        confidence = word_confidence(words_from(answer))
     if confidence is None:
         confidence = segment_confidence(segments)
     return Transcript(
@@ -200,6 +208,57 @@ def _score(segment: dict[str, Any], name: str) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ProviderBadAnswer(f"transcribe: a segment's {name} is not a number")
     return float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    text: str
+    probability: float
+
+
+MAX_WORDS = 2048
+
+
+def words_from(answer: dict[str, Any]) -> list[Word]:
+    """The words a server scored (`timestamp_granularities[]=word`), at the top of the answer
+    or inside its segments, with their `probability`; a word without one is skipped (OpenAI's
+    whisper-1 gives times only)."""
+    raw = answer.get("words")
+    if raw is None:
+        segments = answer.get("segments")
+        if isinstance(segments, list):
+            raw = [w for s in segments if isinstance(s, dict) for w in s.get("words") or []]
+    if raw is None:
+        return []
+    if not isinstance(raw, list) or len(raw) > MAX_WORDS:
+        raise ProviderBadAnswer("transcribe: words is not a list")
+    words = []
+    for item in raw:
+        if not isinstance(item, dict):
+            raise ProviderBadAnswer("transcribe: a word is not an object")
+        text, probability = item.get("word"), _score(item, "probability")
+        if isinstance(text, str) and probability is not None:
+            words.append(Word(text, min(1.0, max(0.0, probability))))
+    return words
+
+
+# Platt scaling of the least probability among the words that may name the target (not "the",
+# not "tap": `core.text.naming_words`) into the probability that the transcript is right,
+# fitted by `python -m bench.word_confidence` on faster-whisper with Whisper tiny.en, the
+# offset lowered by ln 2 as for segments. It tells right from wrong far better than the
+# segments' mean (area under the ROC curve 0.907 against 0.665; held out, at 90% of the right
+# transcripts kept, 25% of the wrong ones pass against 65%): a near miss ("send" heard as
+# "settings") is one doubtful word inside a confident segment.
+WORD_SLOPE = 9.55
+WORD_OFFSET = -3.11
+
+
+def word_confidence(words: Sequence[Word]) -> float | None:
+    if not words:
+        return None
+    naming = [w.probability for w in words if naming_words(w.text)]
+    least = min(naming or [w.probability for w in words])
+    return 1.0 / (1.0 + math.exp(-(WORD_SLOPE * least + WORD_OFFSET)))
 
 
 # OpenAI's whisper-1 names the language ("english"); faster-whisper-server gives its code; a
