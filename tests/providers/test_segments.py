@@ -1,7 +1,8 @@
 """Confidence from whatever the server gives (LISAN_OPENAI_TRANSCRIBE_CONFIDENCE): token logprobs,
 or a Whisper-style server's `verbose_json` words (their probabilities) or segments; `logprobs`,
-the design's request, by default; and `auto`, an opt-in that asks a recording again for segments when its answer has no
-score, and asks for them first only once several answers in a row showed the server needs it.
+the design's request, by default; and `auto`, an opt-in that asks a recording again for
+segments when its answer has no score, and asks for them first only once several answers in a
+row showed the server needs it.
 The server's own answers are replayed in test_real_answers.py; here the rules, on answers made
 to the point."""
 
