@@ -4,8 +4,10 @@ serve) is a configuration error, not an outage: a 502 the phone can read, counte
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,18 +23,14 @@ from tests.fixtures.commands import app_with, command, command_body
 from tests.fixtures.devices import ready_device
 from tests.fixtures.provider import MakeProvider
 
+RECORDED = json.loads(
+    (
+        Path(__file__).parent / "fixtures" / "llama_cpp_python" / "json_schema_refused.json"
+    ).read_text()
+)
 REFUSALS = {
-    # llama-cpp-python's server, asked for `json_schema`: a 500 naming the field.
-    "format-500": Answer.json(
-        {
-            "error": {
-                "message": "1 validation error for CreateChatCompletionRequest\n"
-                "response_format.type\n  Input should be 'text' or 'json_object'",
-                "type": "internal_server_error",
-            }
-        },
-        500,
-    ),
+    # llama-cpp-python 0.3.36's server, asked for `json_schema`: its own answer, recorded.
+    "format-500": Answer.json(RECORDED["body"], RECORDED["status"]),
     "format-400": Answer.json(
         {
             "error": {
