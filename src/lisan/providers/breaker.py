@@ -87,6 +87,7 @@ class ProviderBreaker:
         self._redis_uow: AsyncRedisUnitOfWork | None = None
         self._retry_redis_at = math.inf  # set when Redis is lost
         self._reconnecting: asyncio.Task[None] | None = None
+        self._closing: set[asyncio.Task[None]] = set()  # connections to a lost Redis, closing
 
     @property
     def shared(self) -> bool:
@@ -129,6 +130,10 @@ class ProviderBreaker:
         self._factory = self._new_factory(None)
         if uow is not None:
             await _close(uow)
+        for closing in list(self._closing):
+            closing.cancel()
+            with contextlib.suppress(asyncio.CancelledError, *_REDIS_DOWN):
+                await closing
 
     async def call(self, operation: Callable[[], Awaitable[T]]) -> T:
         """Run one provider call through the circuit."""
@@ -202,8 +207,10 @@ class ProviderBreaker:
             "Redis failed: the voice provider circuit breaker keeps its state in this process",
             extra={"error": type(exc).__name__},
         )
-        if uow is not None:
-            await _close(uow)
+        if uow is not None:  # closed beside the call: a frozen Redis may hold the close too
+            closing = asyncio.create_task(_close(uow))
+            self._closing.add(closing)
+            closing.add_done_callback(self._closing.discard)
 
     def _maybe_return_to_redis(self) -> None:
         """Once REDIS_RETRY_AFTER_S has passed, one background attempt to go back to Redis;
