@@ -11,15 +11,14 @@ import httpx
 import pytest
 
 from lisan.testing.openai_script import Answer
-from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.provider import served_fake
 
 
 async def test_a_late_upstream_answer_is_kept_with_its_own_request() -> None:
-    upstream, front = FakeOpenAI(), None
-    await upstream.start()
-    try:
-        front = FakeOpenAI(transcribe_upstream=upstream.base_url + "/v1")
-        await front.start()
+    async with (
+        served_fake() as upstream,
+        served_fake(transcribe_upstream=upstream.base_url + "/v1") as front,
+    ):
         upstream.transcriptions.then(
             Answer.json({"text": "first"}, delay_s=0.5), Answer.json({"text": "second"})
         )
@@ -38,7 +37,3 @@ async def test_a_late_upstream_answer_is_kept_with_its_own_request() -> None:
         assert sorted(answers) == [0, 1]
         assert json.loads(answers[0][1]) == {"text": "first"}
         assert json.loads(answers[1][1]) == {"text": "second"}
-    finally:
-        if front is not None:
-            await front.stop()
-        await upstream.stop()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -21,17 +20,6 @@ from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.provider import API_KEY, PCM, MakeProvider
 
 PLAN_KEY = "sk-plan-key-not-a-real-one"
-
-
-@pytest.fixture
-async def planner() -> AsyncIterator[FakeOpenAI]:
-    """A second fake server, the planner's own."""
-    fake = FakeOpenAI()
-    await fake.start()
-    try:
-        yield fake
-    finally:
-        await fake.stop()
 
 
 async def _transcribe(provider: OpenAIProvider) -> Any:
@@ -50,41 +38,43 @@ def _breaker_open(call: str) -> float | None:
 
 
 async def test_each_call_goes_to_its_own_server_with_its_own_key(
-    make_provider: MakeProvider, fake_openai: FakeOpenAI, planner: FakeOpenAI
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, fake_planner: FakeOpenAI
 ) -> None:
     """A planner of its own (LISAN_OPENAI_PLAN_BASE_URL, _API_KEY) gets every plan request and
     its key; the transcriber keeps the shared endpoint and key."""
-    provider = make_provider(openai_plan_base_url=planner.base_url, openai_plan_api_key=PLAN_KEY)
+    provider = make_provider(
+        openai_plan_base_url=fake_planner.base_url, openai_plan_api_key=PLAN_KEY
+    )
     await _transcribe(provider)
     await _plan(provider)
 
     assert (fake_openai.transcriptions.calls, fake_openai.completions.calls) == (1, 0)
-    assert (planner.transcriptions.calls, planner.completions.calls) == (0, 1)
+    assert (fake_planner.transcriptions.calls, fake_planner.completions.calls) == (0, 1)
     assert fake_openai.transcriptions.last.headers["authorization"] == f"Bearer {API_KEY}"
-    assert planner.completions.last.headers["authorization"] == f"Bearer {PLAN_KEY}"
+    assert fake_planner.completions.last.headers["authorization"] == f"Bearer {PLAN_KEY}"
 
 
 async def test_a_transcriber_of_its_own_takes_transcriptions_only(
-    make_provider: MakeProvider, fake_openai: FakeOpenAI, planner: FakeOpenAI
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, fake_planner: FakeOpenAI
 ) -> None:
     """LISAN_OPENAI_TRANSCRIBE_BASE_URL moves transcriptions; plans stay on the shared one."""
-    provider = make_provider(openai_transcribe_base_url=planner.base_url)
+    provider = make_provider(openai_transcribe_base_url=fake_planner.base_url)
     await _transcribe(provider)
     await _plan(provider)
 
-    assert (planner.transcriptions.calls, planner.completions.calls) == (1, 0)
+    assert (fake_planner.transcriptions.calls, fake_planner.completions.calls) == (1, 0)
     assert (fake_openai.transcriptions.calls, fake_openai.completions.calls) == (0, 1)
-    assert planner.transcriptions.last.headers["authorization"] == f"Bearer {API_KEY}"
+    assert fake_planner.transcriptions.last.headers["authorization"] == f"Bearer {API_KEY}"
 
 
 async def test_an_empty_key_of_its_own_sends_no_key(
-    make_provider: MakeProvider, fake_openai: FakeOpenAI, planner: FakeOpenAI
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, fake_planner: FakeOpenAI
 ) -> None:
     """A local planner beside OpenAI's transcriber must not receive the OpenAI key: an empty
     LISAN_OPENAI_PLAN_API_KEY sends none."""
-    provider = make_provider(openai_plan_base_url=planner.base_url, openai_plan_api_key="")
+    provider = make_provider(openai_plan_base_url=fake_planner.base_url, openai_plan_api_key="")
     await _plan(provider)
-    assert "authorization" not in planner.completions.last.headers
+    assert "authorization" not in fake_planner.completions.last.headers
 
 
 # --- bulkheads ---------------------------------------------------------------------------------
