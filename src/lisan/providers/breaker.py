@@ -27,15 +27,13 @@ import functools
 import logging
 import math
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import TypeVar
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from typing import Any, TypeVar
 
 from purgatory import AsyncCircuitBreakerFactory, AsyncRedisUnitOfWork
 from purgatory.domain.model import OpenedState
 from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
-from redis.exceptions import RedisError
 
 from lisan.core import metrics
 from lisan.core.ratelimit import REDIS_RETRY_AFTER_S  # the same pause off a failed Redis
@@ -45,13 +43,18 @@ from lisan.providers.base import (
     ProviderUnavailable,
     ServiceAtCapacity,
 )
+from lisan.providers.breaker_redis import (
+    REDIS_DOWN,
+    REDIS_TIMEOUT_S,
+    close_redis,
+    consume,
+    in_redis,
+    with_timeouts,
+)
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-REDIS_TIMEOUT_S = 1.0  # a slow Redis must not hold up a command for long
-_REDIS_DOWN = (RedisError, OSError, TimeoutError)
 
 
 def is_provider_failure(exc: BaseException) -> bool:
@@ -87,7 +90,7 @@ class ProviderBreaker:
         self._redis_uow: AsyncRedisUnitOfWork | None = None
         self._retry_redis_at = math.inf  # set when Redis is lost
         self._reconnecting: asyncio.Task[None] | None = None
-        self._closing: set[asyncio.Task[None]] = set()  # connections to a lost Redis, closing
+        self._closing: set[asyncio.Future[Any]] = set()  # steps left behind by a lost Redis
 
     @property
     def shared(self) -> bool:
@@ -108,14 +111,14 @@ class ProviderBreaker:
 
     async def _connect(self) -> bool:
         assert self._redis_url is not None
-        uow = AsyncRedisUnitOfWork(_with_timeouts(self._redis_url))
+        uow = AsyncRedisUnitOfWork(with_timeouts(self._redis_url))
         factory = self._new_factory(uow)
         try:
             async with asyncio.timeout(2 * REDIS_TIMEOUT_S):
                 await factory.initialize()
                 await factory.get_breaker(self._circuit)  # reaches Redis now, not on a call
-        except _REDIS_DOWN:
-            await _close(uow)
+        except REDIS_DOWN:
+            await close_redis(uow)
             return False
         self._factory, self._redis_uow = factory, uow
         self._retry_redis_at = math.inf
@@ -129,10 +132,10 @@ class ProviderBreaker:
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
         if uow is not None:
-            await _close(uow)
+            await close_redis(uow)
         for closing in list(self._closing):
             closing.cancel()
-            with contextlib.suppress(asyncio.CancelledError, *_REDIS_DOWN):
+            with contextlib.suppress(asyncio.CancelledError, *REDIS_DOWN):
                 await closing
 
     async def call(self, operation: Callable[[], Awaitable[T]]) -> T:
@@ -142,9 +145,7 @@ class ProviderBreaker:
         try:
             # One bound over all of it: redis-py connects one connection at a time under a
             # lock, so a hung Redis would queue calls behind each other's socket timeouts.
-            async with asyncio.timeout(REDIS_TIMEOUT_S):
-                breaker = await factory.get_breaker(self._circuit)
-                await self._settle(breaker, breaker.context.handle_new_request)
+            breaker = await self._bounded(self._admit(factory), shared=in_redis(factory))
         except OpenedState as opened:
             self._gauge.set(1)
             raise ProviderUnavailable(
@@ -152,7 +153,7 @@ class ProviderBreaker:
                 retry_after_s=self._retry_after_s(opened),
                 kind="circuit_open",
             ) from None
-        except _REDIS_DOWN as exc:
+        except REDIS_DOWN as exc:
             await self._lose_redis(factory, exc)
             return await self.call(operation)
         try:
@@ -166,6 +167,34 @@ class ProviderBreaker:
             raise  # anything else (cancelled, our own capacity, a bug) is not counted
         await self._record(factory, breaker, breaker.context.handle_end_request)
         return result
+
+    async def _admit(self, factory: AsyncCircuitBreakerFactory) -> AsyncCircuitBreaker:
+        breaker = await factory.get_breaker(self._circuit)
+        await self._settle(breaker, breaker.context.handle_new_request)
+        return breaker
+
+    async def _bounded(self, step: Coroutine[object, object, T], *, shared: bool) -> T:
+        """Run one step that may reach Redis, for at most REDIS_TIMEOUT_S. A cancellation is
+        not a bound: redis-py may take one for its own socket timeout and go on (a retry, a
+        reconnect), so a late step is left behind, cancelled and closing beside the call."""
+        if not shared:
+            return await step
+        task = asyncio.ensure_future(step)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=REDIS_TIMEOUT_S)
+        except asyncio.CancelledError:
+            task.cancel()
+            raise
+        if not done:
+            task.cancel()
+            self._leave_behind(task)
+            raise TimeoutError("Redis did not answer in time")
+        return task.result()
+
+    def _leave_behind(self, task: asyncio.Future[Any]) -> None:
+        self._closing.add(task)
+        task.add_done_callback(self._closing.discard)
+        task.add_done_callback(consume)
 
     @staticmethod
     async def _settle(breaker: AsyncCircuitBreaker, change: Callable[[], None]) -> None:
@@ -183,9 +212,8 @@ class ProviderBreaker:
         change: Callable[[], None],
     ) -> None:
         try:
-            async with asyncio.timeout(REDIS_TIMEOUT_S):
-                await self._settle(breaker, change)
-        except _REDIS_DOWN as exc:
+            await self._bounded(self._settle(breaker, change), shared=in_redis(factory))
+        except REDIS_DOWN as exc:
             # The call itself ran; only recording its outcome in Redis failed.
             await self._lose_redis(factory, exc)
         self._gauge.set(1 if breaker.context.state == OpenedState.name else 0)
@@ -208,9 +236,7 @@ class ProviderBreaker:
             extra={"error": type(exc).__name__},
         )
         if uow is not None:  # closed beside the call: a frozen Redis may hold the close too
-            closing = asyncio.create_task(_close(uow))
-            self._closing.add(closing)
-            closing.add_done_callback(self._closing.discard)
+            self._leave_behind(asyncio.create_task(close_redis(uow)))
 
     def _maybe_return_to_redis(self) -> None:
         """Once REDIS_RETRY_AFTER_S has passed, one background attempt to go back to Redis;
@@ -231,23 +257,6 @@ class ProviderBreaker:
         return AsyncCircuitBreakerFactory(
             default_threshold=self._threshold, default_ttl=self._ttl_s, uow=uow
         )
-
-
-def _with_timeouts(redis_url: str) -> str:
-    """purgatory builds its client from the URL alone: bound its waits there unless the URL
-    already does."""
-    parts = urlsplit(redis_url)
-    query = dict(parse_qsl(parts.query))
-    query.setdefault("socket_connect_timeout", str(REDIS_TIMEOUT_S))
-    query.setdefault("socket_timeout", str(REDIS_TIMEOUT_S))
-    return urlunsplit(parts._replace(query=urlencode(query)))
-
-
-async def _close(uow: AsyncRedisUnitOfWork) -> None:
-    redis = getattr(uow.contexts, "redis", None)
-    if redis is not None:
-        with contextlib.suppress(*_REDIS_DOWN):  # closing a connection to a Redis that is gone
-            await redis.aclose()
 
 
 @dataclass(frozen=True, slots=True)
