@@ -67,8 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
+from bench.commands_floor import answer, floor_command, floor_env, floor_headers, same_answer
 from bench.common import (
     ROOT,
     cpu_seconds,
@@ -93,6 +92,7 @@ COMMAND_SECONDS = 5.0
 WARM_UP_S = 3
 RSS_POLL_S = 0.5
 RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
+FLOOR_SETTLE_S = 2.0  # the floor records no events to wait for: its in-flight commands end in this
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
 PROFILE_RATE_HZ = 1000  # py-spy's default 100 Hz leaves a 10 ms command with one sample
@@ -145,6 +145,11 @@ class Round:
     @property
     def cpu_ms_per_command(self) -> float:
         return self.cpu_s * 1000 / len(self.events) if self.events else float("nan")
+
+    @property
+    def cpu_ms_per_answer(self) -> float:
+        """Per command wrk saw answered, as the floor's is counted (the ratio's figure)."""
+        return self.cpu_s * 1000 / self.load.requests if self.load.requests else float("nan")
 
     @property
     def provider_cpu_ms_per_command(self) -> float:
@@ -359,21 +364,6 @@ def command_body() -> bytes:
     return json.dumps(body).encode()
 
 
-def check_one_command(url: str, headers: dict[str, str], body: bytes) -> None:
-    """The body is what the bench means it to be: a command the pipeline accepts."""
-    key = {"X-Idempotency-Key": "00000000-0000-4000-8000-000000000000"}
-    answer = httpx.post(
-        url,
-        content=body,
-        headers={**headers, **key, "Content-Type": "application/json"},
-        timeout=30,
-    )
-    if answer.status_code != 200 or answer.json().get("status") != "ACCEPTED":
-        raise SystemExit(
-            f"the bench's command was not accepted: {answer.status_code} {answer.text}"
-        )
-
-
 @dataclass
 class Options:
     seconds: int
@@ -383,9 +373,30 @@ class Options:
     profile: Path | None
     server_log: Path | None
     workers: int
+    floor: bool  # run the raw floor beside the service, in alternating rounds
+    core: str | None  # the core both servers are pinned to (taskset), or None
 
 
-def run(kind: str, options: Options) -> list[Round]:
+@dataclass
+class FloorRound:
+    """One round of the raw floor: what wrk saw and the floor's CPU over it."""
+
+    load: Load
+    cpu_s: float
+    machine_busy: float
+
+    @property
+    def cpu_ms_per_answer(self) -> float:
+        return self.cpu_s * 1000 / self.load.requests if self.load.requests else float("nan")
+
+
+@dataclass
+class Results:
+    lisan: list[Round]
+    floor: list[FloorRound]
+
+
+def run(kind: str, options: Options) -> Results:
     workdir = Path(tempfile.mkdtemp(prefix="lisan-bench-commands-"))
     try:
         return _run_in(kind, options, workdir)
@@ -393,7 +404,7 @@ def run(kind: str, options: Options) -> list[Round]:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
+def _run_in(kind: str, options: Options, workdir: Path) -> Results:
     database_url = prepare_database(kind, workdir)
     provider_port, service_port = free_port(), free_port()
     provider_cmd = [
@@ -404,21 +415,36 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
         str(provider_port),
     ]
     provider_cmd += ["--delay", str(options.delay_s)]
-    service_cmd = [sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
+    pinned = ["taskset", "-c", options.core] if options.core is not None else []
+    service_cmd = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
     service_cmd += ["--workers", str(options.workers)]
     env = server_env(database_url, provider_port, workdir)
     base = f"http://127.0.0.1:{service_port}"
     body_file = workdir / "command.json"
     body_file.write_bytes(command_body())
-    rounds: list[Round] = []
-    with (
-        process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/") as provider_pid,
-        process(service_cmd, env, f"{base}/v1/users/me", options.server_log) as server_pid,
-    ):
+    results = Results([], [])
+    with contextlib.ExitStack() as servers:
+        provider_pid = servers.enter_context(
+            process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/")
+        )
+        server_pid = servers.enter_context(
+            process(service_cmd, env, f"{base}/v1/users/me", options.server_log)
+        )
         headers = ready_device(base)
         url = f"{base}/v1/commands"
-        check_one_command(url, headers, body_file.read_bytes())
+        said = answer(url, headers, body_file.read_bytes())
         wrk(url, headers, body_file, WARM_UP_S, options.connections)
+        floor: tuple[str, dict[str, str], int] | None = None
+        if options.floor:
+            floor_port = free_port()
+            fenv = floor_env(kind, provider_port, workdir)
+            floor_url = f"http://127.0.0.1:{floor_port}/v1/commands"
+            floor_pid = servers.enter_context(
+                process(floor_command(floor_port, options.core), fenv, floor_url)
+            )
+            floor = (floor_url, floor_headers(fenv), floor_pid)
+            same_answer(said, answer(floor_url, floor[1], body_file.read_bytes()))
+            wrk(floor_url, floor[1], body_file, WARM_UP_S, options.connections)
         seen = settled_events(kind, workdir)
         for number in range(1, options.rounds + 1):
             profile = None
@@ -433,16 +459,42 @@ def _run_in(kind: str, options: Options, workdir: Path) -> list[Round]:
             # Read before settling: the bench's own polling of command_events costs the
             # database (and the machine) CPU that no command spent.
             postgres_cpu_s = postgres_cpu_seconds() - postgres_before
-            machine_after = machine_cpu()
-            busy = (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1])
+            busy = _busy_since(machine_before)
             events = settled_events(kind, workdir)
             cpu_s = cpu_seconds(server_pid) - cpu_before
             provider_cpu_s = cpu_seconds(provider_pid) - provider_cpu_before
             fresh = [value for key, value in events.items() if key not in seen]
             seen = events
-            rounds.append(Round(load, memory, fresh, cpu_s, provider_cpu_s, postgres_cpu_s, busy))
-            print_round(kind, number, rounds[-1])
-    return rounds
+            lisan = Round(load, memory, fresh, cpu_s, provider_cpu_s, postgres_cpu_s, busy)
+            results.lisan.append(lisan)
+            print_round(kind, number, lisan)
+            if floor is not None:
+                results.floor.append(floor_round(floor, body_file, options, profile))
+                print_floor_round(kind, number, results.floor[-1], lisan)
+    return results
+
+
+def _busy_since(machine_before: tuple[float, float]) -> float:
+    machine_after = machine_cpu()
+    return (machine_after[0] - machine_before[0]) / (machine_after[1] - machine_before[1])
+
+
+def floor_round(
+    floor: tuple[str, dict[str, str], int],
+    body_file: Path,
+    options: Options,
+    profile: Path | None,
+) -> FloorRound:
+    """A round of the floor, measured as the service's: CPU until the commands in flight
+    when wrk stopped have ended (FLOOR_SETTLE_S), per command wrk saw answered."""
+    url, headers, pid = floor
+    cpu_before, machine_before = cpu_seconds(pid), machine_cpu()
+    spied = profile.with_name(f"{profile.name}.floor") if profile is not None else None
+    with profiled(pid, spied, min(PROFILE_LIMIT_S, options.seconds)):
+        load = wrk(url, headers, body_file, options.seconds, options.connections)
+    busy = _busy_since(machine_before)
+    time.sleep(FLOOR_SETTLE_S)
+    return FloorRound(load, cpu_seconds(pid) - cpu_before, busy)
 
 
 # --- the report ------------------------------------------------------------------------------
@@ -491,6 +543,41 @@ def print_round(kind: str, number: int, result: Round) -> None:
     )
 
 
+def print_floor_round(kind: str, number: int, floor: FloorRound, lisan: Round) -> None:
+    load = floor.load
+    print(
+        f"  {kind} round {number} floor: {load.requests} requests, {load.requests_per_s:.1f} "
+        f"req/s, p50 {load.p50_ms:.0f} ms, p99 {load.p99_ms:.0f} ms, "
+        f"HTTP {dict(sorted(load.statuses.items()))}, socket errors: {load.socket_detail}",
+        flush=True,
+    )
+    ratio = floor.cpu_ms_per_answer / lisan.cpu_ms_per_answer
+    print(
+        f"    floor CPU {floor.cpu_ms_per_answer:.2f} ms per command, Lisan "
+        f"{lisan.cpu_ms_per_answer:.2f}: ratio {ratio:.2f}"
+        f"; the machine's cores {floor.machine_busy:.0%} busy, load average "
+        f"{os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+
+
+def print_ratio(kind: str, results: Results) -> None:
+    """The issue's figure: floor CPU per command / Lisan's, median over alternating rounds."""
+    if not results.floor:
+        return
+    lisan = statistics.median(r.cpu_ms_per_answer for r in results.lisan)
+    floor = statistics.median(r.cpu_ms_per_answer for r in results.floor)
+    lisan_5xx = sum(c for r in results.lisan for s, c in r.load.statuses.items() if s >= 500)
+    floor_5xx = sum(c for r in results.floor for s, c in r.load.statuses.items() if s >= 500)
+    print(
+        f"  {kind}: server CPU per command, median of {len(results.lisan)} alternating rounds: "
+        f"Lisan {lisan:.2f} ms, floor {floor:.2f} ms: ratio (floor / Lisan) {floor / lisan:.2f}; "
+        f"commands/s Lisan {statistics.median(r.load.requests_per_s for r in results.lisan):.1f}, "
+        f"floor {statistics.median(r.load.requests_per_s for r in results.floor):.1f}; "
+        f"5xx Lisan {lisan_5xx}, floor {floor_5xx}"
+    )
+
+
 def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:
     provider_ms = 2 * delay_s * 1000
     one_call_ms = delay_s * 1000
@@ -525,6 +612,7 @@ def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:
     )
     row("peak RSS MiB", [_mib(r.memory.peak_kib) for r in rounds])
     row("server CPU ms per command", [f"{r.cpu_ms_per_command:.1f}" for r in rounds])
+    row("server CPU ms per answer (wrk's count)", [f"{r.cpu_ms_per_answer:.2f}" for r in rounds])
     row(
         "fake provider CPU ms per command",
         [f"{r.provider_cpu_ms_per_command:.1f}" for r in rounds],
@@ -545,12 +633,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--seconds", type=int, default=30)
-    parser.add_argument("--connections", type=int, default=200)
+    parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--delay", type=float, default=0.3, help="provider delay per call, s")
     parser.add_argument("--rounds", type=int, default=2, help="measured rounds (at least 1)")
     parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
     parser.add_argument("--server-log", type=Path, help="append the server's log here")
     parser.add_argument("--workers", type=int, default=1, help="lisan serve --workers N")
+    parser.add_argument(
+        "--no-floor", action="store_true", help="without the raw floor's alternating rounds"
+    )
+    parser.add_argument(
+        "--core", default="0", help="the core both servers are pinned to ('none': unpinned)"
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
@@ -564,6 +658,8 @@ def main() -> None:
         args.profile,
         args.server_log,
         args.workers,
+        floor=not args.no_floor,
+        core=None if args.core == "none" else args.core,
     )
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(
@@ -571,10 +667,16 @@ def main() -> None:
         f"--timeout 10s, {WARM_UP_S} s warm-up then {options.rounds} rounds; 5 s command; "
         f"provider delay {options.delay_s} s per call, 2 calls per command; "
         f"lisan serve --workers {options.workers}"
+        + (f", pinned to core {options.core}" if options.core else "")
+        + ("; the raw floor in alternating rounds" if options.floor else "")
+        + f"; load average {os.getloadavg()[0]:.2f}"
     )
     results = {kind: run(kind, options) for kind in kinds}
-    for kind, rounds in results.items():
-        print_table(kind, rounds, options.delay_s)
+    for kind, result in results.items():
+        print_table(kind, result.lisan, options.delay_s)
+    print()
+    for kind, result in results.items():
+        print_ratio(kind, result)
 
 
 if __name__ == "__main__":
