@@ -88,7 +88,8 @@ def answer(url: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
     reply = httpx.post(url, content=body, headers=sent, timeout=30)
     if reply.status_code != 200 or reply.json().get("status") != "ACCEPTED":
         raise SystemExit(f"the bench's command was not accepted: {reply.status_code} {reply.text}")
-    return _without_ids(reply.json())
+    answered: dict[str, Any] = _without_ids(reply.json())
+    return answered
 
 
 def _without_ids(value: Any) -> Any:

@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 import redis.asyncio as redis
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -24,6 +23,8 @@ from lisan.providers.base import (
     ServiceAtCapacity,
 )
 from lisan.providers.breaker import Breakers, ProviderBreaker
+from lisan.providers.breaker_redis import REDIS_TIMEOUT_S
+from lisan.providers.http import ProviderHTTP
 from lisan.providers.openai import OpenAIProvider
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
@@ -378,8 +379,8 @@ async def test_a_full_pool_answers_at_capacity_quickly(
     settings = settings_factory(
         provider="openai", openai_base_url=fake_openai.base_url, openai_api_key="sk-test-pool"
     )
-    limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
-    async with httpx.AsyncClient(limits=limits) as http:
+    http = ProviderHTTP(connections=1)
+    try:
         breakers = Breakers(ProviderBreaker(None, threshold=1), ProviderBreaker(None, call="plan"))
         provider = OpenAIProvider(settings, http, breakers)
         fake_openai.transcriptions.then(Answer.json({"text": "slow"}, delay_s=2.0))
@@ -391,6 +392,8 @@ async def test_a_full_pool_answers_at_capacity_quickly(
         waited = time.perf_counter() - started
         assert (await holder).text == "slow"
         assert (await _transcribe(provider)).text == "open telegram"  # the circuit stayed closed
+    finally:
+        await http.aclose()
     assert waited < 1.5  # POOL_WAIT_S, not the 8 s transcription timeout
 
 
@@ -501,6 +504,6 @@ async def test_a_hung_redis_holds_no_call_past_its_bound(
         frozen.thaw()
         await breaker.aclose()
         frozen.stop()
-    assert max(at_the_hang) < breaker_module.REDIS_TIMEOUT_S + 1.0
+    assert max(at_the_hang) < REDIS_TIMEOUT_S + 1.0
     assert not breaker.shared
     assert max(after) < 0.5

@@ -1,16 +1,14 @@
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-import httpx
 import pytest
-import respx
 
 from lisan.core.locale import Locale
-from lisan.core.settings import Settings
 from lisan.providers.base import (
     Expected,
     ProviderBadAnswer,
@@ -18,9 +16,7 @@ from lisan.providers.base import (
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
-    ServiceAtCapacity,
 )
-from lisan.providers.breaker import Breakers
 from lisan.providers.openai import OpenAIProvider
 from lisan.providers.openai.errors import ERROR_EXCERPT_CHARS
 from lisan.testing.openai_script import Answer, Endpoint, chat_completion
@@ -210,29 +206,38 @@ async def test_error_messages_hold_no_provider_or_user_data(
     assert raised.value.__cause__ is None
 
 
-@pytest.mark.parametrize(
-    ("error", "expected"),
-    [
-        (httpx.ConnectTimeout("connect"), ProviderTimeout),
-        (httpx.ReadTimeout("read"), ProviderTimeout),
-        # Our own pool had no free connection: at capacity, not the provider's timeout.
-        (httpx.PoolTimeout("pool"), ServiceAtCapacity),
-        (httpx.RemoteProtocolError("peer closed"), ProviderUnavailable),
-        (httpx.ReadError("reset"), ProviderUnavailable),
-    ],
-)
-async def test_httpx_transport_errors_map_to_provider_errors(
-    settings_factory: Callable[..., Settings],
-    http: httpx.AsyncClient,
-    error: Exception,
-    expected: type[ProviderError],
+# What a broken peer sends before closing the connection.
+BROKEN_PEERS = {
+    "not HTTP": b"SSH-2.0-OpenSSH_9.6\r\n",
+    "cut mid-answer": b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+    b'Content-Length: 400\r\n\r\n{"text": "open',
+}
+
+
+@pytest.mark.parametrize("sent", BROKEN_PEERS.values(), ids=BROKEN_PEERS.keys())
+async def test_a_peer_that_breaks_the_protocol_is_unavailable(
+    make_provider: MakeProvider, sent: bytes
 ) -> None:
-    settings = settings_factory(provider="openai", openai_base_url="http://provider.test/v1")
-    provider = OpenAIProvider(settings, http, Breakers.for_circuits(None, transcribe="t", plan="p"))
-    with respx.mock(assert_all_called=True) as router:
-        router.post("http://provider.test/v1/audio/transcriptions").mock(side_effect=error)
-        with pytest.raises(expected):
+    """Whatever the connection does short of an HTTP answer, the call ends as the provider
+    being unavailable, never as a crash or a wait for the timeout."""
+
+    async def broken(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read(1024)
+        writer.write(sent)
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(broken, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        provider = make_provider(openai_base_url=f"http://127.0.0.1:{port}/v1")
+        started = time.perf_counter()
+        with pytest.raises(ProviderUnavailable):
             await _transcribe(provider)
+        assert time.perf_counter() - started < 2.0
+    finally:
+        server.close()
+        await server.wait_closed()
 
 
 ERROR_ANSWERS = {

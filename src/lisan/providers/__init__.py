@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-import httpx
-
 from lisan.core.settings import ProviderName, Settings
 from lisan.providers.base import VoiceProvider
 from lisan.providers.breaker import Breakers
+from lisan.providers.http import ProviderHTTP
 from lisan.providers.local import LocalProvider
 from lisan.providers.openai import OpenAIProvider
 
@@ -35,9 +34,7 @@ def create_breakers(settings: Settings) -> Breakers:
     )
 
 
-def create_provider(
-    settings: Settings, http: httpx.AsyncClient, breakers: Breakers
-) -> VoiceProvider:
+def create_provider(settings: Settings, http: ProviderHTTP, breakers: Breakers) -> VoiceProvider:
     """The provider LISAN_PROVIDER names. `http` (one per process) and `breakers` belong to the
     caller, which closes them."""
     if settings.provider is ProviderName.OPENAI:

@@ -1,55 +1,127 @@
-"""The process's one HTTP client for provider calls, on connection pools that stay cheap.
+"""The process's one HTTP client for provider calls: one aiohttp session, bounded by us.
 
-httpcore's connection pool re-scans its whole connection list, and for each idle connection
-the list again, whenever a request starts or ends: a cost quadratic in the pool's size, which
-at a few hundred provider calls in flight took a quarter of the server's CPU. Several small
-pools, taken in turn, hold as many connections at a fraction of that cost.
+Why aiohttp: in the raw floor for POST /v1/commands (bench/floor_commands.py), at 64 commands
+in flight, a command's server CPU was 3.4-3.8 ms with aiohttp, 5.4-5.6 ms with httpx spread over
+8 connection pools (httpcore re-scans its whole pool whenever a request starts or ends, and
+tries to import `sniffio` on every lock it makes) and 18-22 ms with httpx on one pool.
 
-The pools share one TLS context, made once per process: each loading the CA bundle itself cost
-about 0.2 s, so 1.7 s of every app's start-up (and half a second of every test's set-up).
+The number of connections is bounded by our own slots, not by the connector's queue: a call
+that waits longer than `pool_wait_s` for a slot is `PoolFull` (we are the bottleneck: a quick
+503), which a provider slow to accept a connection never is (that is its timeout). The answer
+is read as it streams and given up past `limit` bytes, the connection then closed: a server
+that sends without end costs at most `limit` bytes of memory. Redirects are not followed.
+
+The TLS context is made once per process: loading the CA bundle cost about 0.2 s each time.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
-import itertools
 import ssl
+from collections.abc import Mapping
+from dataclasses import dataclass
 
+import aiohttp
 import httpx
 
-POOLS = 8
-CONNECTIONS_PER_POOL = 32  # 256 in all: a command holds one at a time, for one provider call
+CONNECTIONS = 256  # a command holds one at a time, for one provider call
+READ_CHUNK = 64 * 1024
 
 
-class PoolsTransport(httpx.AsyncBaseTransport):
-    """Requests go to `pools` independent connection pools in turn."""
+@dataclass(frozen=True, slots=True)
+class Answer:
+    status: int
+    headers: Mapping[str, str]  # case-insensitive
+    content: bytes
 
-    def __init__(self, pools: int = POOLS, connections_per_pool: int = CONNECTIONS_PER_POOL):
-        # Keep-alive for every connection a pool may open: closing the surplus after each
-        # answer would mean a new TCP connection for most calls under load.
-        limits = httpx.Limits(
-            max_connections=connections_per_pool,
-            max_keepalive_connections=connections_per_pool,
-        )
-        self._pools = [
-            httpx.AsyncHTTPTransport(limits=limits, verify=tls_context()) for _ in range(pools)
-        ]
-        self._next = itertools.cycle(self._pools)
 
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        return await next(self._next).handle_async_request(request)
+class PoolFull(Exception):
+    """No connection of ours came free within the wait."""
+
+
+class AnswerTooLarge(Exception):
+    """An answer went on past its limit."""
+
+
+class TransportFailed(Exception):
+    """The connection failed: refused, reset, closed mid-answer, not HTTP."""
+
+
+class ProviderHTTP:
+    """Every provider call of the process goes through one of these (the app owns it)."""
+
+    def __init__(self, *, connections: int = CONNECTIONS) -> None:
+        self._connections = connections
+        self._slots = asyncio.Semaphore(connections)
+        self._session: aiohttp.ClientSession | None = None
+
+    def _client(self) -> aiohttp.ClientSession:
+        """Made on first use, inside the running loop (aiohttp binds a session to its loop)."""
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                limit=self._connections, limit_per_host=0, ssl=tls_context()
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=None),  # the caller bounds every call
+                trust_env=True,  # HTTPS_PROXY and the like, as httpx did
+            )
+        return self._session
+
+    async def post(
+        self,
+        url: str,
+        *,
+        body: bytes,
+        headers: Mapping[str, str],
+        pool_wait_s: float,
+        limit: int,
+    ) -> Answer:
+        """POST `body` and read the whole answer. Raises PoolFull, AnswerTooLarge,
+        TransportFailed or TimeoutError (aiohttp's own socket timeouts are TimeoutErrors)."""
+        try:
+            async with asyncio.timeout(pool_wait_s):
+                await self._slots.acquire()
+        except TimeoutError:
+            raise PoolFull from None
+        try:
+            async with self._client().post(
+                url, data=body, headers=headers, allow_redirects=False
+            ) as response:
+                content = await _read_bounded(response, limit)
+                return Answer(response.status, response.headers, content)
+        except aiohttp.ClientError as exc:
+            if isinstance(exc, TimeoutError):
+                raise
+            raise TransportFailed(type(exc).__name__) from None
+        finally:
+            self._slots.release()
 
     async def aclose(self) -> None:
-        for pool in self._pools:
-            await pool.aclose()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+
+async def _read_bounded(response: aiohttp.ClientResponse, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(READ_CHUNK):
+        size += len(chunk)
+        if size > limit:
+            response.close()  # the rest is never read: the connection is not reused
+            raise AnswerTooLarge
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 @functools.cache
 def tls_context() -> ssl.SSLContext:
-    """httpx's own default context (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR when
-    set), made once: a context is safe to share between connections and pools."""
+    """httpx's default context (certifi's bundle, or SSL_CERT_FILE / SSL_CERT_DIR when set),
+    made once: a context is safe to share between connections."""
     return httpx.create_ssl_context()
 
 
-def provider_client() -> httpx.AsyncClient:
-    return httpx.AsyncClient(transport=PoolsTransport())
+def provider_client() -> ProviderHTTP:
+    return ProviderHTTP()

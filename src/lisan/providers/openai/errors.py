@@ -22,7 +22,6 @@ from collections.abc import Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any
 
-import httpx
 import orjson
 
 from lisan.providers.base import (
@@ -31,6 +30,7 @@ from lisan.providers.base import (
     ProviderRefusedRequest,
     ProviderUnavailable,
 )
+from lisan.providers.http import Answer
 
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
@@ -38,8 +38,7 @@ _MAX_RETRY_AFTER_S = 3600
 
 def status_error(
     operation: str,
-    response: httpx.Response,
-    content: bytes,
+    answer: Answer,
     api_key: str | None,
     sent: Sequence[str] = (),
 ) -> tuple[ProviderError, dict[str, Any]] | None:
@@ -47,7 +46,7 @@ def status_error(
     says the request's format or model was refused is a configuration error, whatever its
     status (429 aside); a 429 or 5xx is unavailable for a while (its Retry-After); any other
     status a bad answer."""
-    status = response.status_code
+    status, content = answer.status, answer.content
     if 200 <= status < 300:
         return None
     excerpt = error_excerpt(content, api_key, sent)
@@ -55,7 +54,7 @@ def status_error(
         refused = ProviderRefusedRequest(f"{operation}: HTTP {status}, the request refused")
         return refused, {"error_excerpt": excerpt, "kind": refused.kind}
     if status == 429 or status >= 500:
-        retry_after_s = retry_after_seconds(response.headers)
+        retry_after_s = retry_after_seconds(answer.headers)
         kind = "429" if status == 429 else "5xx"
         unavailable = ProviderUnavailable(
             f"{operation}: HTTP {status}", retry_after_s=retry_after_s, kind=kind

@@ -15,7 +15,6 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
 import orjson
 
 from lisan.core.locale import Locale
@@ -33,6 +32,7 @@ from lisan.providers.base import (
 )
 from lisan.providers.breaker import Breakers
 from lisan.providers.bulkhead import Bulkhead
+from lisan.providers.http import AnswerTooLarge, PoolFull, ProviderHTTP, TransportFailed
 from lisan.providers.multipart import FilePart, form_data
 from lisan.providers.openai.errors import status_error
 from lisan.providers.openai.planning import plan_from, plan_request
@@ -62,7 +62,7 @@ class OpenAIProvider:
 
     keeps_screens_local = False  # a remote server: an ungranted app's screen never reaches it
 
-    def __init__(self, settings: Settings, http: httpx.AsyncClient, breakers: Breakers):
+    def __init__(self, settings: Settings, http: ProviderHTTP, breakers: Breakers):
         self._settings = settings
         self._http = http
         self._breakers = breakers
@@ -176,48 +176,41 @@ class OpenAIProvider:
         headers = {"Content-Type": content_type}
         if endpoint.api_key:
             headers["Authorization"] = f"Bearer {endpoint.api_key}"
-        request = self._http.build_request(
-            "POST",
-            endpoint.base_url + path,
-            content=body,
-            headers=headers,
-            # A short wait for our own pool: past it we are the bottleneck, and the answer is a
-            # quick 503 rather than a provider timeout.
-            timeout=httpx.Timeout(timeout_s, pool=min(POOL_WAIT_S, timeout_s / 2)),
-        )
         try:
             async with asyncio.timeout(timeout_s):
-                response = await self._http.send(request, stream=True)
-                try:
-                    content = await _read_bounded(response, MAX_ANSWER_BYTES)
-                finally:
-                    await response.aclose()
+                answer = await self._http.post(
+                    endpoint.base_url + path,
+                    body=body,
+                    headers=headers,
+                    # A short wait for our own pool: past it we are the bottleneck, and the
+                    # answer is a quick 503 rather than a provider timeout.
+                    pool_wait_s=min(POOL_WAIT_S, timeout_s / 2),
+                    limit=MAX_ANSWER_BYTES,
+                )
         except AnswerTooLarge:
             _log_failure(fields, started, outcome="answer too large", limit=MAX_ANSWER_BYTES)
             raise ProviderBadAnswer(
                 f"{operation}: an answer past {MAX_ANSWER_BYTES} bytes"
             ) from None
-        except httpx.PoolTimeout:
+        except PoolFull:
             _log_failure(fields, started, outcome="no free connection")
             raise ServiceAtCapacity(f"{operation}: no free provider connection") from None
-        except (TimeoutError, httpx.TimeoutException):
+        except TimeoutError:
             _log_failure(fields, started, outcome="timeout")
             raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
-        except httpx.TransportError as exc:
-            _log_failure(fields, started, outcome="connection error", error=type(exc).__name__)
-            raise ProviderUnavailable(
-                f"{operation}: {type(exc).__name__}", kind="connection"
-            ) from None
-        fields["status"] = response.status_code
+        except TransportFailed as exc:
+            _log_failure(fields, started, outcome="connection error", error=str(exc))
+            raise ProviderUnavailable(f"{operation}: {exc}", kind="connection") from None
+        fields["status"] = answer.status
         fields["duration_ms"] = _elapsed_ms(started)
-        failure = status_error(operation, response, content, endpoint.api_key, sent)
+        failure = status_error(operation, answer, endpoint.api_key, sent)
         if failure is not None:
             error, more = failure
             log.warning("provider call failed", extra={**fields, **more})
             raise error
         log.debug("provider call", extra=fields)
         try:
-            return orjson.loads(content)
+            return orjson.loads(answer.content)
         except orjson.JSONDecodeError:
             raise ProviderBadAnswer(f"{operation}: the answer is not JSON") from None
 
@@ -225,23 +218,6 @@ class OpenAIProvider:
 # The largest answer read: a transcript of 15 s or a plan of 20 steps is a few KB, a verbose_json
 # answer with its segments some tens; past this the answer is not read on (and never parsed).
 MAX_ANSWER_BYTES = 256 * 1024
-
-
-class AnswerTooLarge(Exception):
-    """An answer went on past MAX_ANSWER_BYTES."""
-
-
-async def _read_bounded(response: httpx.Response, limit: int) -> bytes:
-    """The answer's bytes as they stream, stopping past `limit` (the connection is then
-    closed): a server that sends without end costs at most `limit` bytes of memory."""
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise AnswerTooLarge
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _elapsed_ms(started: float) -> int:
