@@ -37,7 +37,7 @@ Reported per round:
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
-With --profile FILE, py-spy records the server (raw, folded stacks, without pausing it) for up
+With --profile FILE, py-spy records the server (raw, folded stacks, --native) for up
 to 15 s of round 1 of each database (FILE gets the database's name as a suffix); with
 --server-log FILE, the server's log (stderr) is appended to FILE instead of going to /dev/null.
 Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
@@ -67,6 +67,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from bench.commands_floor import answer, floor_command, floor_env, floor_headers, same_answer
 from bench.common import (
     ROOT,
@@ -95,7 +97,7 @@ RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
 FLOOR_SETTLE_S = 2.0  # the floor records no events to wait for: its in-flight commands end in this
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
-PROFILE_RATE_HZ = 1000  # py-spy's default 100 Hz leaves a 10 ms command with one sample
+PROFILE_RATE_HZ = 250  # py-spy's default 100 Hz leaves a 10 ms command with one sample
 
 
 @dataclass
@@ -224,8 +226,9 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
         yield
         return
     spy = ROOT / ".venv" / "bin" / "py-spy"
-    # --nonblocking: sample without pausing the server (the default stops it at every sample).
-    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--nonblocking"]
+    # --native shows the C under the Python (uvloop, the drivers, ggml); it pauses the server at
+    # each sample, so the profiled round's own figures are not the bench's.
+    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--native"]
     command += ["--rate", str(PROFILE_RATE_HZ), "--subprocesses"]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
@@ -394,6 +397,7 @@ class FloorRound:
 class Results:
     lisan: list[Round]
     floor: list[FloorRound]
+    refusals: dict[str, float] = field(default_factory=dict)  # the service's own counters
 
 
 def run(kind: str, options: Options) -> Results:
@@ -418,7 +422,11 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
     pinned = ["taskset", "-c", options.core] if options.core is not None else []
     service_cmd = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
     service_cmd += ["--workers", str(options.workers)]
-    env = server_env(database_url, provider_port, workdir)
+    metrics_port = free_port()
+    env = {
+        **server_env(database_url, provider_port, workdir),
+        "LISAN_METRICS_PORT": str(metrics_port),
+    }
     base = f"http://127.0.0.1:{service_port}"
     body_file = workdir / "command.json"
     body_file.write_bytes(command_body())
@@ -471,7 +479,24 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
             if floor is not None:
                 results.floor.append(floor_round(floor, body_file, options, profile))
                 print_floor_round(kind, number, results.floor[-1], lisan)
+        results.refusals = refusals_counted(metrics_port)
+        print(f"  {kind}: what the service counted of its 5xx and refusals: {results.refusals}")
     return results
+
+
+# What the service counts of an answer it could not give: overload (no database connection or
+# provider slot free in time) apart from an outage (the database or the provider down).
+COUNTED = re.compile(
+    r'^(lisan_db_faults_total\{kind="\w+"\}'
+    r'|lisan_provider_calls_total\{call="\w+",outcome="(?:busy|unavailable|timeout|connection)"\}'
+    r'|lisan_http_requests_total\{[^}]*status="5\d\d"[^}]*\}) (\S+)$',
+    re.MULTILINE,
+)
+
+
+def refusals_counted(metrics_port: int) -> dict[str, float]:
+    text = httpx.get(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).text
+    return {name: float(value) for name, value in COUNTED.findall(text) if float(value)}
 
 
 def _busy_since(machine_before: tuple[float, float]) -> float:

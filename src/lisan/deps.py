@@ -29,6 +29,7 @@ from lisan.commands import idempotency
 from lisan.core.database import unit_of_work
 from lisan.core.database_trouble import DatabaseTrouble
 from lisan.core.errors import NotAuthenticated
+from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import client_ip
 from lisan.core.resources import Resources
 from lisan.core.schemas import parse_json_body
@@ -93,6 +94,11 @@ async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
         yield session
 
 
+async def get_lookups(request: Request) -> Lookups:
+    """Single-statement reads outside a unit of work (`core.lookups`)."""
+    return services_of(request).resources.lookups
+
+
 async def get_provider(request: Request) -> VoiceProvider:
     return services_of(request).provider
 
@@ -116,6 +122,7 @@ AppSettings = Annotated[Settings, Depends(get_settings)]
 # scope="function": commit before the response is sent, so a failed commit is an error response.
 DbSession = Annotated[AsyncSession, Depends(get_db_session, scope="function")]
 ReadSession = Annotated[AsyncSession, Depends(get_read_session, scope="function")]
+Reads = Annotated[Lookups, Depends(get_lookups)]
 Provider = Annotated[VoiceProvider, Depends(get_provider)]
 Telemetry = Annotated[TelemetryWriter, Depends(get_telemetry)]
 Readiness = Annotated[ReadinessProbe, Depends(get_readiness)]

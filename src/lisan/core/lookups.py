@@ -1,8 +1,10 @@
 """Single-statement reads outside a unit of work: the credential look-up every user and admin
-route begins with, the hottest statement the service runs."""
+route begins with, the hottest statement the service runs, and the lists a route reads whole
+in one statement (a user's vocabulary, their apps' grants)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Engine, Executable, Row, event
@@ -41,6 +43,14 @@ class Lookups:
                 return connection.execute(statement, parameters).first()
         async with self.engine.connect() as connection:
             return (await connection.execute(statement, parameters)).first()
+
+    async def all(self, statement: Executable, parameters: dict[str, Any]) -> Sequence[Row[Any]]:
+        """Every row of one statement: one snapshot, no session, no ORM instances."""
+        if self.inline is not None:
+            with self.inline.connect() as connection:
+                return connection.execute(statement, parameters).all()
+        async with self.engine.connect() as connection:
+            return (await connection.execute(statement, parameters)).all()
 
     def close(self) -> None:
         if self.inline is not None:

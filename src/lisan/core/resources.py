@@ -25,7 +25,7 @@ class Resources:
     # Single-statement reads outside a unit of work (readiness, the tests' own checks). On
     # PostgreSQL they run in autocommit, without a BEGIN and a ROLLBACK around them.
     engine: AsyncEngine
-    lookups: Lookups  # the credential look-ups: on `engine`, or inline on SQLite
+    lookups: Lookups  # single-statement reads: on `engine`, or inline on SQLite
     # Units of work; on SQLite a second engine, with one connection, whose transactions take
     # the write lock up front.
     write_engine: AsyncEngine

@@ -3,7 +3,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import CurrentUser, DbSession, JsonBody, ReadSession
+from lisan.deps import CurrentUser, DbSession, JsonBody, Reads
 from lisan.grants import service
 from lisan.grants.schemas import AppGrantRequest
 
@@ -19,6 +19,6 @@ async def record_app_grant(
 
 
 @router.get("/v1/app-grants")
-async def list_app_grants(user: CurrentUser, session: ReadSession) -> JsonResponse:
-    grants = await service.list_states(session, user.user_id)
+async def list_app_grants(user: CurrentUser, lookups: Reads) -> JsonResponse:
+    grants = await service.list_states(lookups, user.user_id)
     return json_response(grants)

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Sequence
-from datetime import datetime
+from typing import Any
 
 from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor
+from lisan.core.lookups import Lookups
 from lisan.grants.models import AppGrant
 
 _OF_USER = AppGrant.user_id == bindparam("user_id")
@@ -42,12 +43,9 @@ async def insert_grant(session: AsyncSession, grant: AppGrant) -> None:
     await session.flush()
 
 
-async def list_latest_states(
-    session: AsyncSession, user_id: uuid.UUID
-) -> Sequence[Row[str, bool, datetime]]:
+async def list_latest_states(lookups: Lookups, user_id: uuid.UUID) -> Sequence[Row[Any]]:
     """(package_name, granted, created_at) of the latest row per package, in no order."""
-    result = await session.execute(_LATEST_STATES, {"user_id": user_id})
-    return result.all()
+    return await lookups.all(_LATEST_STATES, {"user_id": user_id})
 
 
 async def list_granted_among(

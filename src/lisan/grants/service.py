@@ -9,6 +9,7 @@ from collections.abc import Collection
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor
+from lisan.core.lookups import Lookups
 from lisan.core.types import utcnow
 from lisan.grants import repository
 from lisan.grants.models import AppGrant
@@ -29,12 +30,12 @@ async def record(
     return AppGrantRecorded(package_name=grant.package_name, granted=grant.granted)
 
 
-async def list_states(session: AsyncSession, user_id: uuid.UUID) -> AppGrantList:
+async def list_states(lookups: Lookups, user_id: uuid.UUID) -> AppGrantList:
     """Every app the user has decided on, revoked ones included, by package name."""
     # Sorted here, by code point: a database's collation would order names differently on
     # SQLite and PostgreSQL.
     rows = sorted(
-        await repository.list_latest_states(session, user_id), key=lambda r: r.package_name
+        await repository.list_latest_states(lookups, user_id), key=lambda r: r.package_name
     )
     return AppGrantList(
         grants=[

@@ -4,7 +4,7 @@ from fastapi import APIRouter
 from starlette.responses import Response
 
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import CurrentUser, DbSession, JsonBody, ReadSession, TermId
+from lisan.deps import CurrentUser, DbSession, JsonBody, Reads, TermId
 from lisan.vocabulary import service
 from lisan.vocabulary.schemas import TermCreate, TermUpdate
 
@@ -12,8 +12,8 @@ router = APIRouter(tags=["vocabulary"])
 
 
 @router.get("/v1/vocabulary")
-async def list_terms(user: CurrentUser, session: ReadSession) -> JsonResponse:
-    return json_response(await service.list_terms(session, user.user_id))
+async def list_terms(user: CurrentUser, lookups: Reads) -> JsonResponse:
+    return json_response(await service.list_terms(lookups, user.user_id))
 
 
 @router.post("/v1/vocabulary", status_code=201)

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import bindparam, delete, select, update
+from sqlalchemy import Row, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor, PerDialect, rowcount, table_of
+from lisan.core.lookups import Lookups
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)
@@ -94,11 +96,23 @@ async def delete_term(session: AsyncSession, *, user_id: uuid.UUID, term_id: uui
     return bool(rowcount(result))
 
 
-async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> Sequence[VocabularyTerm]:
-    result = await session.execute(
-        select(VocabularyTerm).where(VocabularyTerm.user_id == user_id).order_by(*_OLDEST_FIRST)
+# Built once: GET /v1/vocabulary, columns only (no ORM instances), outside a unit of work.
+_TERM_ROWS = (
+    select(
+        VocabularyTerm.id,
+        VocabularyTerm.term,
+        VocabularyTerm.kind,
+        VocabularyTerm.created_at,
+        VocabularyTerm.updated_at,
     )
-    return result.scalars().all()
+    .where(VocabularyTerm.user_id == bindparam("user_id"))
+    .order_by(*_OLDEST_FIRST)
+)
+
+
+async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> Sequence[Row[Any]]:
+    """(id, term, kind, created_at, updated_at) of each term, oldest first."""
+    return await lookups.all(_TERM_ROWS, {"user_id": user_id})
 
 
 async def list_display_terms(db: Executor, user_id: uuid.UUID) -> list[str]:

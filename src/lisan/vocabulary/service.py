@@ -8,13 +8,16 @@ racing requests cannot break them. Terms are never logged, nor echoed in an erro
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
+from sqlalchemy import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
+from lisan.core.lookups import Lookups
 from lisan.core.types import utcnow
 from lisan.vocabulary import repository
 from lisan.vocabulary.models import VocabularyTerm
@@ -46,7 +49,7 @@ def parse_term_id(term_id: str) -> uuid.UUID:
     return path_uuid(term_id, TermNotFound())
 
 
-def _view(term: VocabularyTerm) -> TermView:
+def _view(term: VocabularyTerm | Row[Any]) -> TermView:
     return TermView(
         term_id=term.id,
         term=term.term,
@@ -56,8 +59,8 @@ def _view(term: VocabularyTerm) -> TermView:
     )
 
 
-async def list_terms(session: AsyncSession, user_id: uuid.UUID) -> TermList:
-    terms = await repository.list_terms(session, user_id)
+async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> TermList:
+    terms = await repository.list_terms(lookups, user_id)
     return TermList(terms=[_view(term) for term in terms])
 
 
