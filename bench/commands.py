@@ -37,7 +37,7 @@ Reported per round:
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
-With --profile FILE, py-spy records the server (raw, folded stacks, --native) for up
+With --profile FILE, py-spy records the server (raw, folded stacks; see `profiled`) for up
 to 15 s of round 1 of each database (FILE gets the database's name as a suffix); with
 --server-log FILE, the server's log (stderr) is appended to FILE instead of going to /dev/null.
 Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
@@ -97,7 +97,7 @@ RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
 FLOOR_SETTLE_S = 2.0  # the floor records no events to wait for: its in-flight commands end in this
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
-PROFILE_RATE_HZ = 250  # py-spy's default 100 Hz leaves a 10 ms command with one sample
+PROFILE_RATE_HZ = 250  # --native pauses the server at each sample; without it, 1000 Hz
 
 
 @dataclass
@@ -221,15 +221,18 @@ class RssSampler:
 
 @contextmanager
 def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
-    """py-spy recording `pid` for `seconds` in the background, when `output` is given."""
+    """py-spy recording `pid` for `seconds` in the background, when `output` is given: Python
+    frames only, without pausing the server; with PROFILE_NATIVE=1 in the environment, the C
+    under them too (uvloop, the drivers, ggml), pausing the server at each sample, so that
+    round's own figures are not the bench's."""
     if output is None:
         yield
         return
     spy = ROOT / ".venv" / "bin" / "py-spy"
-    # --native shows the C under the Python (uvloop, the drivers, ggml); it pauses the server at
-    # each sample, so the profiled round's own figures are not the bench's.
-    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw", "--native"]
-    command += ["--rate", str(PROFILE_RATE_HZ), "--subprocesses"]
+    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw"]
+    native = os.environ.get("PROFILE_NATIVE") == "1"
+    command += ["--native"] if native else ["--nonblocking"]
+    command += ["--rate", str(PROFILE_RATE_HZ if native else 1000), "--subprocesses"]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )

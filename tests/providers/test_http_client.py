@@ -1,0 +1,74 @@
+"""The provider client honours a proxy the environment names, as operators behind one expect:
+HTTP_PROXY / HTTPS_PROXY carry the calls, NO_PROXY exempts hosts."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+import pytest
+
+from lisan.providers.http import ProviderHTTP, environment_proxy
+
+ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+
+
+@pytest.fixture(autouse=True)
+def fresh_proxy_reading() -> Iterator[None]:
+    environment_proxy.cache_clear()  # the environment is read once per endpoint
+    yield
+    environment_proxy.cache_clear()
+
+
+async def _proxy() -> tuple[asyncio.Server, list[bytes]]:
+    """A proxy that answers every request itself, keeping each request line."""
+    lines: list[bytes] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        lines.append(await reader.readline())
+        await reader.readuntil(b"\r\n\r\n")
+        writer.write(ANSWER)
+        await writer.drain()
+        writer.close()
+
+    return await asyncio.start_server(serve, "127.0.0.1", 0), lines
+
+
+async def _post(url: str) -> int:
+    client = ProviderHTTP()
+    try:
+        answer = await client.post(
+            url, body=b"{}", headers={"Content-Type": "application/json"}, pool_wait_s=1, limit=99
+        )
+    finally:
+        await client.aclose()
+    return answer.status
+
+
+async def test_a_proxy_in_the_environment_carries_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    server, lines = await _proxy()
+    port = server.sockets[0].getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    try:
+        assert await _post("http://provider.test/v1/chat/completions") == 200
+    finally:
+        server.close()
+        await server.wait_closed()
+    assert lines == [b"POST http://provider.test/v1/chat/completions HTTP/1.1\r\n"]
+
+
+async def test_no_proxy_exempts_a_host(monkeypatch: pytest.MonkeyPatch) -> None:
+    provider, lines = await _proxy()  # reached directly, it answers as the provider
+    port = provider.sockets[0].getsockname()[1]
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing there: a call through it fails
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    try:
+        assert await _post(f"http://127.0.0.1:{port}/v1/chat/completions") == 200
+    finally:
+        provider.close()
+        await provider.wait_closed()
+    assert lines == [b"POST /v1/chat/completions HTTP/1.1\r\n"]
