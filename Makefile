@@ -67,6 +67,7 @@ bench: install
 	command -v wrk >/dev/null || (apt-get update -q && apt-get install -y -q wrk)
 	$(BIN)/python -m bench.routes --database both
 	$(BIN)/python -m bench.commands --database both
+	$(BIN)/python -m bench.commands --database both --connections 200 --rounds 1 --no-floor
 	$(BIN)/python -m bench.speech_presence
 	$(BIN)/python -m bench.fleet
 

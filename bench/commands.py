@@ -1,16 +1,19 @@
-"""POST /v1/commands under load, against a fake provider that answers every call after a delay.
+"""POST /v1/commands under load, against a fake provider that answers every call after a delay,
+beside its raw floor.
 
     .venv/bin/python -m bench.commands [--database sqlite|postgres|both] [--seconds 30]
-        [--connections 200] [--delay 0.3] [--rounds 2] [--workers 1] [--profile FILE]
-        [--server-log FILE]
+        [--connections 64] [--delay 0.3] [--rounds 2] [--workers 1] [--profile FILE]
+        [--server-log FILE] [--no-floor] [--core 0|none]
 
-The issue's measurement: 200 clients, each sending a 5-second command (real speech, "open
-telegram", padded to 5 s) for 30 s, with a provider that answers after 300 ms. Per database,
-on a fresh one: the fake provider (lisan/testing/openai_server.py) and `lisan serve` (--workers,
-default 1; default INFO logging sent to /dev/null) run as separate processes; one device is
-registered and granted Telegram; wrk (bench/commands.lua) posts the same body with a new
-X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
---seconds each.
+The measurement: 64 clients (200 for the overload run), each sending a 5-second command (real
+speech, "open telegram", padded to 5 s), with a provider that answers after 300 ms. Per
+database, on a fresh one: the fake provider (lisan/testing/openai_server.py), `lisan serve`
+(--workers, default 1; default INFO logging sent to /dev/null) and, unless --no-floor, the raw
+floor (bench/commands_floor.py) run as separate processes, both servers pinned to --core;
+one device is registered and granted Telegram; wrk (bench/commands.lua) posts the same body
+with a new X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
+--seconds each, each followed by a round of the floor. The headline figure is the
+ratio floor / Lisan of the servers' CPU per command, medians over the alternating rounds.
 
 Reported per round:
 - requests/s and p50/p99 latency as wrk sees them, and the HTTP statuses received;
@@ -590,7 +593,7 @@ def print_floor_round(kind: str, number: int, floor: FloorRound, lisan: Round) -
 
 
 def print_ratio(kind: str, results: Results) -> None:
-    """The issue's figure: floor CPU per command / Lisan's, median over alternating rounds."""
+    """The headline figure: floor CPU per command / Lisan's, median over alternating rounds."""
     if not results.floor:
         return
     lisan = statistics.median(r.cpu_ms_per_answer for r in results.lisan)
