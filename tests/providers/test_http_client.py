@@ -72,3 +72,44 @@ async def test_no_proxy_exempts_a_host(monkeypatch: pytest.MonkeyPatch) -> None:
         provider.close()
         await provider.wait_closed()
     assert lines == [b"POST /v1/chat/completions HTTP/1.1\r\n"]
+
+
+async def test_a_kept_alive_connection_the_server_just_closed_costs_no_call() -> None:
+    """A server whose keep-alive ran out closes the connection as the next request is sent on
+    it: that request never reached it, so it goes again once, on a fresh connection, and the
+    call succeeds (the command does not fail for a race it did not lose)."""
+    connections: list[int] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(len(connections) + 1)
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        writer.write(ANSWER.replace(b"\r\n\r\n", b"\r\nConnection: keep-alive\r\n\r\n", 1))
+        await writer.drain()
+        if len(connections) == 1:
+            await reader.readuntil(b"\r\n\r\n")  # the second request, on the kept-alive one:
+            writer.close()  # closed unanswered, as a keep-alive timeout does
+            return
+        while await reader.read(1024):
+            pass
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+    client = ProviderHTTP()
+    try:
+        statuses = []
+        for _ in range(2):
+            answer = await client.post(
+                url,
+                body=b"{}",
+                headers={"Content-Type": "application/json"},
+                pool_wait_s=1,
+                limit=99,
+            )
+            statuses.append(answer.status)
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()
+    assert statuses == [200, 200]
+    assert connections == [1, 2]

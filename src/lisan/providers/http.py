@@ -10,7 +10,9 @@ that waits longer than `pool_wait_s` for a slot is `PoolFull` (we are the bottle
 503), which a provider slow to accept a connection never is (that is its timeout). The answer
 is read as it streams and given up past `limit` bytes, the connection then closed: a server
 that sends without end costs at most `limit` bytes of memory. Redirects are not followed. A
-proxy named in the environment is used, read once per endpoint (`proxy_for`).
+proxy named in the environment is used, read once per endpoint (`proxy_for`). A request that
+meets a kept-alive connection the server has just closed is sent again once
+(`STALE_CONNECTION`).
 
 The TLS context is made once per process: loading the CA bundle cost about 0.2 s each time.
 """
@@ -29,6 +31,16 @@ import aiohttp
 import httpx
 
 CONNECTIONS = 256  # a command holds one at a time, for one provider call
+
+# A kept-alive connection the server closed as we sent on it (a server's keep-alive is often
+# shorter than ours: uvicorn's 5 s against aiohttp's 15): the request never reached it, so it
+# is sent once more on a fresh connection, as aiohttp does itself for GET but not for POST
+# (a transcription or a plan changes nothing on the server). A refused or failed connect is not
+# this, and is never retried.
+STALE_CONNECTION: tuple[type[Exception], ...] = (
+    aiohttp.ServerDisconnectedError,
+    aiohttp.ClientConnectionResetError,
+)
 READ_CHUNK = 64 * 1024
 
 
@@ -88,17 +100,28 @@ class ProviderHTTP:
         except TimeoutError:
             raise PoolFull from None
         try:
-            async with self._client().post(
-                url, data=body, headers=headers, allow_redirects=False, proxy=proxy_for(url)
-            ) as response:
-                content = await _read_bounded(response, limit)
-                return Answer(response.status, response.headers, content)
+            for attempt in (1, 2):
+                try:
+                    return await self._post_once(url, body, headers, limit)
+                except STALE_CONNECTION:
+                    if attempt == 2:
+                        raise
+            raise AssertionError("unreachable")
         except aiohttp.ClientError as exc:
             if isinstance(exc, TimeoutError):
                 raise
             raise TransportFailed(type(exc).__name__) from None
         finally:
             self._slots.release()
+
+    async def _post_once(
+        self, url: str, body: bytes, headers: Mapping[str, str], limit: int
+    ) -> Answer:
+        async with self._client().post(
+            url, data=body, headers=headers, allow_redirects=False, proxy=proxy_for(url)
+        ) as response:
+            content = await _read_bounded(response, limit)
+            return Answer(response.status, response.headers, content)
 
     async def aclose(self) -> None:
         if self._session is not None:
