@@ -15,7 +15,6 @@ Amharic (Ge'ez words, Amharic word order, the verb last): <app>[ን] ክፈት; 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -23,6 +22,7 @@ from lisan.core.locale import Locale
 from lisan.core.text import ethiopic_words, latin_words
 from lisan.providers.base import Expected
 from lisan.providers.local import vocabulary as v
+from lisan.providers.local.lexicon import pronounce, rule_words
 from lisan.providers.local.phones import MODEL_PHONES, Pronouncer
 from lisan.screen.actions import SCROLL_DIRECTIONS
 from lisan.screen.nodes import label
@@ -117,13 +117,13 @@ def build(
     # Names get a phonetic reading too; in Amharic, so does every word in Latin letters, which
     # an Amharic speaker reads as written ("telegram" as te-le-gram).
     named = {word for phrase in filled.names + filled.apps for word in phrase}
-    readings = _pronounce(slot_words, named, pronouncer, phonetic=language is Locale.AM_ET)
+    readings = pronounce(slot_words, named, pronouncer, phonetic=language is Locale.AM_ET)
     filled = Slots(
         *(_sayable(phrases, readings) for phrases in (filled.labels, filled.apps, filled.names))
     )
     rules = _amharic_rules(filled) if language is Locale.AM_ET else _english_rules(filled)
-    template_words = {w for rule in rules for w in _rule_words(rule)} - readings.keys()
-    readings.update(_pronounce(template_words, set(), pronouncer, phonetic=False))
+    template_words = {w for rule in rules for w in rule_words(rule)} - readings.keys()
+    readings.update(pronounce(template_words, set(), pronouncer, phonetic=False))
     unsupported_dictation = dictation = None
     if language is Locale.EN_US:
         rules = _with_garbage(rules, garbage_weight)
@@ -132,7 +132,7 @@ def build(
     elif _has_field(expected):
         unsupported_dictation = _amharic_dictation()
         readings.update({word: [phone] for word, phone in GARBAGE_WORDS.items()})
-        readings.update(_pronounce({v.AMHARIC_WRITE}, set(), pronouncer, phonetic=False))
+        readings.update(pronounce({v.AMHARIC_WRITE}, set(), pronouncer, phonetic=False))
     jsgf = "#JSGF V1.0;\ngrammar command;\n" + "\n".join(rules) + "\n"
     return Grammar(jsgf, readings, unsupported_dictation, dictation, filled)
 
@@ -275,27 +275,3 @@ def _unique(phrases: Iterable[tuple[str, ...]]) -> tuple[tuple[str, ...], ...]:
 
 def _alternatives(phrases: Sequence[tuple[str, ...]]) -> str:
     return "( " + " | ".join(" ".join(phrase) for phrase in phrases) + " )"
-
-
-_JSGF_WORD = re.compile(r"(?<![<\w])([a-z0-9]+|[\u1200-\u137f]+)(?![\w>])")
-
-
-def _rule_words(rule: str) -> list[str]:
-    body = rule.split("=", 1)[1]
-    return _JSGF_WORD.findall(re.sub(r"<[^>]*>", " ", body))
-
-
-def _pronounce(
-    words: set[str], named: set[str], pronouncer: Pronouncer, *, phonetic: bool
-) -> dict[str, list[str]]:
-    """Readings of each word that has one: Ge'ez words in Amharic, Latin ones in English (names
-    with a phonetic alternate; every Latin word with one when `phonetic`). A grammar word is
-    Latin when it is its own Latin word (`core.text.latin_words`), else Ge'ez."""
-    latin = sorted(w for w in words if latin_words(w) == (w,))
-    ethiopic = sorted(words.difference(latin))
-    result = pronouncer.amharic(ethiopic)
-    result.update(pronouncer.english([w for w in latin if w not in named], phonetic=phonetic))
-    result.update(
-        pronouncer.english([w for w in latin if w in named], names=True, phonetic=phonetic)
-    )
-    return {word: readings for word, readings in result.items() if readings}
