@@ -153,8 +153,8 @@ class Round:
 
     @property
     def cpu_ms_per_answer(self) -> float:
-        """Per command wrk saw answered, as the floor's is counted (the ratio's figure)."""
-        return self.cpu_s * 1000 / self.load.requests if self.load.requests else float("nan")
+        """Per command wrk saw answered, as the floor's is counted."""
+        return ms_per_answer(self.cpu_s, self.load)
 
     @property
     def provider_cpu_ms_per_command(self) -> float:
@@ -396,7 +396,12 @@ class FloorRound:
 
     @property
     def cpu_ms_per_answer(self) -> float:
-        return self.cpu_s * 1000 / self.load.requests if self.load.requests else float("nan")
+        return ms_per_answer(self.cpu_s, self.load)
+
+
+def ms_per_answer(cpu_s: float, load: Load) -> float:
+    """A server's CPU over a round per command wrk saw answered: the ratio's figure."""
+    return cpu_s * 1000 / load.requests if load.requests else float("nan")
 
 
 @dataclass
@@ -598,8 +603,8 @@ def print_ratio(kind: str, results: Results) -> None:
         return
     lisan = statistics.median(r.cpu_ms_per_answer for r in results.lisan)
     floor = statistics.median(r.cpu_ms_per_answer for r in results.floor)
-    lisan_5xx = sum(c for r in results.lisan for s, c in r.load.statuses.items() if s >= 500)
-    floor_5xx = sum(c for r in results.floor for s, c in r.load.statuses.items() if s >= 500)
+    lisan_5xx = sum(_server_errors(r.load) for r in results.lisan)
+    floor_5xx = sum(_server_errors(r.load) for r in results.floor)
     print(
         f"  {kind}: server CPU per command, median of {len(results.lisan)} alternating rounds: "
         f"Lisan {lisan:.2f} ms, floor {floor:.2f} ms: ratio (floor / Lisan) {floor / lisan:.2f}; "
@@ -607,6 +612,10 @@ def print_ratio(kind: str, results: Results) -> None:
         f"floor {statistics.median(r.load.requests_per_s for r in results.floor):.1f}; "
         f"5xx Lisan {lisan_5xx}, floor {floor_5xx}"
     )
+
+
+def _server_errors(load: Load) -> int:
+    return sum(count for status, count in load.statuses.items() if status >= 500)
 
 
 def print_table(kind: str, rounds: list[Round], delay_s: float) -> None:

@@ -8,16 +8,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from lisan.providers.http import ProviderHTTP, environment_proxy
+from lisan.providers.http import ProviderHTTP, proxy_for
 
 ANSWER = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
 
 
 @pytest.fixture(autouse=True)
 def fresh_proxy_reading() -> Iterator[None]:
-    environment_proxy.cache_clear()  # the environment is read once per endpoint
+    proxy_for.cache_clear()  # the environment is read once per URL
     yield
-    environment_proxy.cache_clear()
+    proxy_for.cache_clear()
 
 
 async def _proxy() -> tuple[asyncio.Server, list[bytes]]:

@@ -81,7 +81,7 @@ class Lookups:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine  # what the reads run on, on PostgreSQL
         self.inline: sqlite3.Connection | None = None  # what they run on, on SQLite
-        self._prepared: dict[int, tuple[Statement, _Prepared]] = {}
+        self._prepared: dict[Statement, _Prepared] = {}  # a Core SELECT hashes by identity
         if engine.dialect.name == "sqlite":
             self.inline = sqlite3.connect(
                 engine.url.database or ":memory:",
@@ -123,15 +123,11 @@ class Lookups:
         return [prepared.convert(row) for row in raw]
 
     def _prepare(self, statement: Statement) -> _Prepared:
-        """Compiled on first use; the statements are module constants, so few and lasting
-        (the statement itself is kept too: its id is never another's)."""
-        known = self._prepared.get(id(statement))
-        if known is None:
-            known = self._prepared[id(statement)] = (
-                statement,
-                _Prepared.of(statement, self.engine.dialect),
-            )
-        return known[1]
+        """Compiled on first use; the statements are module constants, so few and lasting."""
+        prepared = self._prepared.get(statement)
+        if prepared is None:
+            prepared = self._prepared[statement] = _Prepared.of(statement, self.engine.dialect)
+        return prepared
 
     def close(self) -> None:
         if self.inline is not None:

@@ -100,13 +100,10 @@ class ProviderHTTP:
         except TimeoutError:
             raise PoolFull from None
         try:
-            for attempt in (1, 2):
-                try:
-                    return await self._post_once(url, body, headers, limit)
-                except STALE_CONNECTION:
-                    if attempt == 2:
-                        raise
-            raise AssertionError("unreachable")
+            try:
+                return await self._post_once(url, body, headers, limit)
+            except STALE_CONNECTION:
+                return await self._post_once(url, body, headers, limit)  # on a fresh one
         except aiohttp.ClientError as exc:
             if isinstance(exc, TimeoutError):
                 raise
@@ -141,18 +138,14 @@ async def _read_bounded(response: aiohttp.ClientResponse, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+@functools.cache
 def proxy_for(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), as httpx
-    read it. Not aiohttp's trust_env: that reads ~/.netrc again on every request (about 60 us
-    of a command's CPU)."""
+    read it, once per URL (an endpoint's two or three). Not aiohttp's trust_env: that reads
+    ~/.netrc again on every request (about 60 us of a command's CPU)."""
     parts = urlsplit(url)
-    return environment_proxy(parts.scheme, parts.hostname or "")
-
-
-@functools.cache
-def environment_proxy(scheme: str, host: str) -> str | None:
-    proxy = urllib.request.getproxies().get(scheme)
-    if proxy is None or urllib.request.proxy_bypass(host):
+    proxy = urllib.request.getproxies().get(parts.scheme)
+    if proxy is None or urllib.request.proxy_bypass(parts.hostname or ""):
         return None
     return proxy
 

@@ -143,15 +143,21 @@ MIN_SEGMENT_WEIGHT_S = 0.05
 MAX_SEGMENTS = 512
 
 
-def segments_from(raw: Any) -> list[Segment]:
+def _objects(raw: Any, limit: int, field: str, each: str) -> list[dict[str, Any]]:
+    """An answer's list of at most `limit` objects (none when absent), or a bad answer naming
+    what is wrong."""
     if raw is None:
         return []
-    if not isinstance(raw, list) or len(raw) > MAX_SEGMENTS:
-        raise ProviderBadAnswer("transcribe: segments is not a list")
+    if not isinstance(raw, list) or len(raw) > limit:
+        raise ProviderBadAnswer(f"transcribe: {field} is not a list")
+    if not all(isinstance(item, dict) for item in raw):
+        raise ProviderBadAnswer(f"transcribe: {each} is not an object")
+    return raw
+
+
+def segments_from(raw: Any) -> list[Segment]:
     segments = []
-    for item in raw:
-        if not isinstance(item, dict):
-            raise ProviderBadAnswer("transcribe: a segment is not an object")
+    for item in _objects(raw, MAX_SEGMENTS, "segments", "a segment"):
         start, end = _score(item, "start"), _score(item, "end")
         duration = end - start if start is not None and end is not None else 1.0
         segments.append(
@@ -228,14 +234,8 @@ def words_from(answer: dict[str, Any]) -> list[Word]:
         segments = answer.get("segments")
         if isinstance(segments, list):
             raw = [w for s in segments if isinstance(s, dict) for w in s.get("words") or []]
-    if raw is None:
-        return []
-    if not isinstance(raw, list) or len(raw) > MAX_WORDS:
-        raise ProviderBadAnswer("transcribe: words is not a list")
     words = []
-    for item in raw:
-        if not isinstance(item, dict):
-            raise ProviderBadAnswer("transcribe: a word is not an object")
+    for item in _objects(raw, MAX_WORDS, "words", "a word"):
         text, probability = item.get("word"), _score(item, "probability")
         if isinstance(text, str) and probability is not None:
             words.append(Word(text, min(1.0, max(0.0, probability))))
