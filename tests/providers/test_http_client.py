@@ -4,7 +4,9 @@ HTTP_PROXY / HTTPS_PROXY carry the calls, NO_PROXY exempts hosts."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+import socket
+import struct
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -74,10 +76,24 @@ async def test_no_proxy_exempts_a_host(monkeypatch: pytest.MonkeyPatch) -> None:
     assert lines == [b"POST /v1/chat/completions HTTP/1.1\r\n"]
 
 
-async def test_a_kept_alive_connection_the_server_just_closed_costs_no_call() -> None:
-    """A server whose keep-alive ran out closes the connection as the next request is sent on
-    it: that request never reached it, so it goes again once, on a fresh connection, and the
-    call succeeds (the command does not fail for a race it did not lose)."""
+def _close(writer: asyncio.StreamWriter) -> None:
+    writer.close()
+
+
+def _reset(writer: asyncio.StreamWriter) -> None:
+    sock = writer.get_extra_info("socket")
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    writer.transport.abort()  # with no linger: a reset, not a close
+
+
+@pytest.mark.parametrize("end", [_close, _reset], ids=["closed", "reset"])
+async def test_a_kept_alive_connection_the_server_just_ended_costs_no_call(
+    end: Callable[[asyncio.StreamWriter], None],
+) -> None:
+    """A server whose keep-alive ran out closes (or resets) the connection as the next request
+    is sent on it: that request never reached it, so it goes again once, on a fresh
+    connection, and the call succeeds (the command does not fail for a race it did not
+    lose)."""
     connections: list[int] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -88,7 +104,7 @@ async def test_a_kept_alive_connection_the_server_just_closed_costs_no_call() ->
         await writer.drain()
         if len(connections) == 1:
             await reader.readuntil(b"\r\n\r\n")  # the second request, on the kept-alive one:
-            writer.close()  # closed unanswered, as a keep-alive timeout does
+            end(writer)  # ended unanswered, as a keep-alive timeout does
             return
         while await reader.read(1024):
             pass

@@ -32,13 +32,15 @@ import httpx
 
 CONNECTIONS = 256  # a command holds one at a time, for one provider call
 
-# A kept-alive connection the server closed as we sent on it (a server's keep-alive is often
-# shorter than ours: uvicorn's 5 s against aiohttp's 15): the request never reached it, so it
-# is sent once more on a fresh connection, as aiohttp does itself for GET but not for POST
-# (a transcription or a plan changes nothing on the server). A refused or failed connect is not
-# this, and is never retried.
+# A kept-alive connection the server closed or reset as we sent on it (a server's keep-alive is
+# often shorter than ours: uvicorn's 5 s against aiohttp's 15): the request never reached it,
+# so it is sent once more on a fresh connection, as aiohttp does itself for GET but not for
+# POST (a transcription or a plan changes nothing on the server), on the same errors. A refused
+# or failed connect (`aiohttp.ClientConnectorError`, a ClientOSError too) is not this, and is
+# never retried.
 STALE_CONNECTION: tuple[type[Exception], ...] = (
     aiohttp.ServerDisconnectedError,
+    aiohttp.ClientOSError,
     aiohttp.ClientConnectionResetError,
 )
 READ_CHUNK = 64 * 1024
@@ -102,7 +104,9 @@ class ProviderHTTP:
         try:
             try:
                 return await self._post_once(url, body, headers, limit)
-            except STALE_CONNECTION:
+            except STALE_CONNECTION as exc:
+                if isinstance(exc, aiohttp.ClientConnectorError):
+                    raise
                 return await self._post_once(url, body, headers, limit)  # on a fresh one
         except aiohttp.ClientError as exc:
             if isinstance(exc, TimeoutError):
