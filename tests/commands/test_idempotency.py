@@ -10,8 +10,9 @@ import asyncio
 import hashlib
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from datetime import timedelta
+from typing import Any
 
 import httpx
 import pytest
@@ -21,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.app import LisanApp
 from lisan.commands import idempotency, service
 from lisan.commands.models import IdempotencyRecord
-from lisan.core.database import transaction
+from lisan.core.database import Executor
 from lisan.core.settings import Settings
 from lisan.core.types import utcnow
 from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
@@ -317,32 +318,32 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     """A lease has an owner: after a takeover the first holder's finish or release changes
     nothing (its answer never replaces the new owner's, nor gives the key away)."""
     device = await register(client)
-    engine = app.services.resources.write_engine
+    writer = app.services.resources.writer
     key, digest = uuid.uuid4(), idempotency.body_hash(b"command")
 
     async def claim(owner: uuid.UUID, lease_s: float) -> idempotency.Replay | idempotency.Claim:
-        async with transaction(engine) as connection:
+        async def try_claim(db: Executor) -> idempotency.Replay | idempotency.Claim:
             return await idempotency.try_claim(
-                connection,
-                user_id=device.user_id,
-                key=key,
-                digest=digest,
-                lease_s=lease_s,
-                owner=owner,
+                db, user_id=device.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
             )
+
+        return await writer.run(try_claim)
+
+    def finish(owner: uuid.UUID, body: bytes) -> Callable[[Executor], Coroutine[Any, Any, bool]]:
+        async def finish_then_release(db: Executor) -> bool:
+            finished = await idempotency.finish(
+                db, user_id=device.user_id, key=key, owner=owner, status=200, body=body
+            )
+            await idempotency.release(db, user_id=device.user_id, key=key, owner=owner)
+            return finished
+
+        return finish_then_release
 
     slow, taker = uuid.uuid4(), uuid.uuid4()
     assert await claim(slow, lease_s=0.05) is idempotency.OWNED
     await asyncio.sleep(0.1)  # past its lease: the next claim takes the key over
     assert await claim(taker, lease_s=30.0) is idempotency.OWNED
-    async with transaction(engine) as connection:
-        stale = await idempotency.finish(
-            connection, user_id=device.user_id, key=key, owner=slow, status=200, body=b"stale"
-        )
-        await idempotency.release(connection, user_id=device.user_id, key=key, owner=slow)
-    async with transaction(engine) as connection:
-        fresh = await idempotency.finish(
-            connection, user_id=device.user_id, key=key, owner=taker, status=200, body=b"fresh"
-        )
+    stale = await writer.run(finish(slow, b"stale"))
+    fresh = await writer.run(finish(taker, b"fresh"))
     assert (stale, fresh) == (False, True)
     assert await claim(uuid.uuid4(), lease_s=30.0) == idempotency.Replay(200, b"fresh")

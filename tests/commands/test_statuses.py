@@ -444,10 +444,12 @@ async def test_the_rules_run_before_the_record_opens_its_write_transaction(
 
     held: list[int] = []
     async with app_with(settings_factory, fake_openai.base_url) as client:
-        pool = lisan_app(client).services.resources.write_engine.sync_engine.pool
+        writer = lisan_app(client).services.resources.writer
+        pool = writer.engine.sync_engine.pool
 
         def watched(*args: Any, **kwargs: Any) -> Any:
-            held.append(pool.checkedout())  # type: ignore[attr-defined]
+            inline = writer.inline is not None and writer.inline.in_transaction
+            held.append(pool.checkedout() + inline)  # type: ignore[attr-defined]
             return rules(*args, **kwargs)
 
         monkeypatch.setattr(pipeline, "validate_plan", watched)

@@ -37,13 +37,13 @@ async def test_a_sqlite_credential_lookup_runs_on_the_loop_not_through_aiosqlite
 
     engines = [resources.engine.sync_engine, resources.write_engine.sync_engine]
     assert resources.lookups.inline is not None
-    resources.lookups.inline.set_trace_callback(inline.append)
+    resources.lookups.inline.connection.set_trace_callback(inline.append)
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_pooled)
     try:
         response = await client.get("/v1/users/me", headers=device.headers)
     finally:
-        resources.lookups.inline.set_trace_callback(None)
+        resources.lookups.inline.connection.set_trace_callback(None)
         for engine in engines:
             event.remove(engine, "before_cursor_execute", on_pooled)
     assert response.status_code == 200
@@ -58,7 +58,9 @@ async def test_a_sqlite_lookup_waits_for_a_lock_briefly_and_only_reads(
 ) -> None:
     if database_kind != "sqlite":
         pytest.skip("the inline look-up connection is SQLite's")
-    inline = app.services.resources.lookups.inline
+    lookups = app.services.resources.lookups.inline
+    assert lookups is not None
+    inline = lookups.connection
     assert inline is not None
     busy_ms = inline.execute("PRAGMA busy_timeout").fetchone()[0]
     query_only = inline.execute("PRAGMA query_only").fetchone()[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import datetime
 
-from sqlalchemy import Row, delete, func, literal, select
+from sqlalchemy import Row, bindparam, delete, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
@@ -16,6 +16,7 @@ _BILLED = table_of(BilledCommand)
 _BILL_ONCE = PerDialect(
     lambda insert: insert(_BILLED).on_conflict_do_nothing(index_elements=[_BILLED.c.bill_id])
 )
+_UNBILL = delete(_BILLED).where(_BILLED.c.bill_id == bindparam("bill_id"))
 
 
 async def insert_subscription(session: AsyncSession, subscription: Subscription) -> None:
@@ -73,7 +74,7 @@ async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None
 
 
 async def delete_billed_command(db: Executor, bill_id: uuid.UUID) -> None:
-    await db.execute(delete(BilledCommand).where(BilledCommand.bill_id == bill_id))
+    await db.execute(_UNBILL, {"bill_id": bill_id})
 
 
 async def lock_subscriptions(session: AsyncSession, user_id: uuid.UUID) -> None:

@@ -42,10 +42,11 @@ from lisan.commands.stages import Stage
 from lisan.commands.state import Claimed, Command, Context, Progress
 from lisan.consent import service as consent
 from lisan.core import metrics
-from lisan.core.database import Executor, transaction, unit_of_work
+from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
+from lisan.core.writer import blocking
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans.naming import ask_unnamed_taps
@@ -68,17 +69,18 @@ async def claim(
     transaction. Waits (up to `bound_s`) while another request holds the key."""
     owner, waiting = uuid.uuid4(), idempotency.Waiting(bound_s)
     lease_s = bound_s + idempotency.LEASE_MARGIN_S
-    while True:
-        async with transaction(resources.write_engine) as db:
-            outcome = await idempotency.try_claim(
-                db, user_id=command.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
-            )
-            if outcome is idempotency.OWNED:
-                context = await _read_context(db, command)
-                break
-        if isinstance(outcome, idempotency.Replay):
-            return outcome
+
+    async def try_claim(db: Executor) -> idempotency.Replay | idempotency.Claim | Context:
+        outcome = await idempotency.try_claim(
+            db, user_id=command.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
+        )
+        return await _read_context(db, command) if outcome is idempotency.OWNED else outcome
+
+    while not isinstance(claimed := await resources.writer.run(try_claim), Context):
+        if isinstance(claimed, idempotency.Replay):
+            return claimed
         await waiting.pause()
+    context = claimed
     if context.command_id_taken:
         # A reused X-Request-ID: this command runs under a fresh id of the server's, so the
         # earlier command's event and audio stay as they were.
@@ -151,17 +153,20 @@ async def keep_audio(resources: Resources, command: Command, context: Context) -
     deletion began is answered as such (409), never 500."""
     if not context.keep_audio:
         return
-    async with transaction(resources.write_engine) as db:
+
+    async def keep(db: Executor) -> None:
         if not await users.hold_live_account(db, command.user_id):
             raise users.AccountDeleted
         if await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION):
-            await asyncio.to_thread(
+            await blocking(
                 store_audio,
                 resources.settings.storage_dir,
                 str(command.user_id),
                 str(command.command_id),
                 command.pcm,
             )
+
+    await resources.writer.run(keep)
 
 
 # --- 4. hear -------------------------------------------------------------------------------
@@ -232,7 +237,7 @@ async def validate(resources: Resources, command: Command, progress: Progress) -
     raw_plan = progress.raw_plan
     screen = command.request.screen_context
     needed = required_packages(raw_plan, screen.current_package)
-    async with resources.engine.connect() as db:
+    async with resources.lookups.connection() as db:
         granted = await grants.granted_packages(db, command.user_id, needed)
     checked = _checked(command, progress, frozenset(granted))
     metrics.COMMAND_STAGE.labels(Stage.VALIDATION).observe(time.perf_counter() - since)

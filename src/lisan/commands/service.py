@@ -22,7 +22,7 @@ from lisan.commands.schemas import CommandResponse
 from lisan.commands.stages import Stage
 from lisan.commands.state import Command, Progress
 from lisan.core.context import command_outcome_var, provider_caller_var
-from lisan.core.database import Executor, transaction
+from lisan.core.database import Executor
 from lisan.core.http import answered_status
 from lisan.core.metrics import failure_reason
 from lisan.core.resources import Resources
@@ -91,27 +91,30 @@ async def _record(
     """One unit of work: the plan checked against the grants as they are now, then the event,
     the bill and the response to replay (the response, and its body). An account removed while
     the command ran is answered as a deleted account is (409), never 500."""
+
+    async def record(db: Executor) -> tuple[CommandResponse, bytes]:
+        response = await pipeline.confirm(db, command, progress)
+        body = response.to_json()
+        timed = progress.lap(Stage.TOTAL, command.started)
+        await telemetry.record_command(
+            db,
+            command_id=command.command_id,
+            user_id=command.user_id,
+            status=response.status.value,
+            server_timings=dict(timed.timings),
+        )
+        await _settle_bill(db, command, timed)
+        await idempotency.finish(
+            db, user_id=command.user_id, key=key, owner=owner, status=200, body=body
+        )
+        return response, body
+
     try:
-        async with transaction(resources.write_engine) as db:
-            response = await pipeline.confirm(db, command, progress)
-            body = response.to_json()
-            progress = progress.lap(Stage.TOTAL, command.started)
-            await telemetry.record_command(
-                db,
-                command_id=command.command_id,
-                user_id=command.user_id,
-                status=response.status.value,
-                server_timings=dict(progress.timings),
-            )
-            await _settle_bill(db, command, progress)
-            await idempotency.finish(
-                db, user_id=command.user_id, key=key, owner=owner, status=200, body=body
-            )
+        return await resources.writer.run(record)
     except IntegrityError:
         if await _account_gone(resources, command):
             raise users.AccountDeleted from None
         raise
-    return response, body
 
 
 async def _record_failure(
@@ -126,18 +129,21 @@ async def _record_failure(
     record it under (a deletion may have removed it meanwhile: then there is nothing to keep)."""
     status_code = answered_status(failure)
     progress = progress.lap(Stage.TOTAL, command.started)
+
+    async def record_failure(db: Executor) -> None:
+        await idempotency.release(db, user_id=command.user_id, key=key, owner=owner)
+        await telemetry.record_command(
+            db,
+            command_id=command.command_id,
+            user_id=command.user_id,
+            status=f"ERROR_{status_code}",
+            server_timings=dict(progress.timings),
+        )
+        if progress.reserved:  # not final: the retry is billed when it completes
+            await billing.cancel_bill(db, command.bill_id)
+
     try:
-        async with transaction(resources.write_engine) as db:
-            await idempotency.release(db, user_id=command.user_id, key=key, owner=owner)
-            await telemetry.record_command(
-                db,
-                command_id=command.command_id,
-                user_id=command.user_id,
-                status=f"ERROR_{status_code}",
-                server_timings=dict(progress.timings),
-            )
-            if progress.reserved:  # not final: the retry is billed when it completes
-                await billing.cancel_bill(db, command.bill_id)
+        await resources.writer.run(record_failure)
     except IntegrityError:
         if not await _account_gone(resources, command):
             raise
@@ -146,8 +152,11 @@ async def _record_failure(
 
 async def _account_gone(resources: Resources, command: Command) -> bool:
     """Whether the command's account was removed, or its deletion began, while it ran."""
-    async with transaction(resources.write_engine) as db:
+
+    async def gone(db: Executor) -> bool:
         return not await users.hold_live_account(db, command.user_id)
+
+    return await resources.writer.run(gone)
 
 
 async def _settle_bill(db: Executor, command: Command, progress: Progress) -> None:

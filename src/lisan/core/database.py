@@ -24,6 +24,7 @@ from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from lisan.core import metrics
+from lisan.core.inline import InlineSQLite
 
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
@@ -58,13 +59,16 @@ def table_of(model: type[Base]) -> Table:
     return table
 
 
-# What a service runs its statements on: an ORM session, or a bare connection where only Core
-# statements run (the command path, where a session's bookkeeping costs more than its queries).
-Executor = AsyncSession | AsyncConnection
+# What a service runs its statements on: an ORM session, or, where only Core statements run (the
+# command path, where a session's bookkeeping costs more than its queries), a bare connection:
+# SQLAlchemy's on PostgreSQL, sqlite3's on SQLite (`core.writer`, `core.lookups`).
+Executor = AsyncSession | AsyncConnection | InlineSQLite
 
 
 def dialect_name(db: Executor) -> str:
-    return db.dialect.name if isinstance(db, AsyncConnection) else db.get_bind().dialect.name
+    if isinstance(db, AsyncSession):
+        return db.get_bind().dialect.name
+    return db.dialect.name
 
 
 class PerDialect(Generic[T]):
@@ -275,14 +279,6 @@ async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterat
             raise
         else:
             await session.commit()
-
-
-@asynccontextmanager
-async def transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-    """A unit of work on a bare connection, for Core statements only: committed when the caller
-    finishes cleanly, rolled back otherwise."""
-    async with engine.begin() as connection:
-        yield connection
 
 
 def rowcount(result: object) -> int:

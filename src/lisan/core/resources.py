@@ -13,6 +13,7 @@ from lisan.core.database import create_engine, create_session_factory
 from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
+from lisan.core.writer import Writer
 
 log = logging.getLogger(__name__)
 
@@ -30,6 +31,9 @@ class Resources:
     # the write lock up front.
     write_engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]  # units of work on `write_engine`
+    # Units of work of Core statements (the command path's): on `write_engine`, or on SQLite
+    # on a connection of their own on the loop's thread.
+    writer: Writer
     # Read-only units of work: on SQLite on `engine`, so a pure read never takes (or waits
     # for) the write lock; on PostgreSQL the same as `sessions` (reads never wait there).
     read_sessions: async_sessionmaker[AsyncSession]
@@ -61,6 +65,7 @@ class Resources:
             Lookups(engine),
             write_engine,
             sessions,
+            Writer(write_engine),
             create_session_factory(engine) if settings.is_sqlite else sessions,
             client,
             RateLimiter(settings.redis_url),
@@ -73,6 +78,7 @@ class Resources:
         if self.redis is not None:
             await self.redis.aclose()
         self.lookups.close()
+        self.writer.close()
         await self.write_engine.dispose()
         if self.engine.sync_engine.pool is not self.write_engine.sync_engine.pool:
             await self.engine.dispose()

@@ -5,12 +5,16 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Select, delete, select, update
+from sqlalchemy import ColumnElement, FromClause, Select, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from lisan.core.database import Executor
 from lisan.users.models import User
+
+# Built once: they run on a command's units of work (a raw connection compiles each once).
+_STATUS_HELD = select(User.status).where(User.id == bindparam("user_id")).with_for_update(read=True)
+_LOCKED = select(User.id).where(User.id == bindparam("user_id")).with_for_update()
 
 
 async def insert_user(session: AsyncSession, user: User) -> None:
@@ -52,15 +56,14 @@ async def get_status_held(db: Executor, user_id: uuid.UUID) -> str | None:
     """The account's status with its row share-locked until the caller's transaction ends
     (PostgreSQL FOR SHARE; on SQLite the write transaction already admits one writer). None
     when the row is gone."""
-    statement = select(User.status).where(User.id == user_id).with_for_update(read=True)
-    return (await db.execute(statement)).scalar_one_or_none()
+    return (await db.execute(_STATUS_HELD, {"user_id": user_id})).scalar_one_or_none()
 
 
 async def lock_account(db: Executor, user_id: uuid.UUID) -> None:
     """The account's row locked for update until the caller's transaction ends (PostgreSQL FOR
     UPDATE: a FOR SHARE holder, such as a command keeping a recording, waits, and is waited
     for; on SQLite the write transaction already admits one writer). Nothing when it is gone."""
-    await db.execute(select(User.id).where(User.id == user_id).with_for_update())
+    await db.execute(_LOCKED, {"user_id": user_id})
 
 
 async def update_status(session: AsyncSession, user_id: uuid.UUID, status: str) -> None:

@@ -1,0 +1,83 @@
+"""A SQLite connection used on the event loop's own thread, for Core statements.
+
+aiosqlite hands every statement to a thread of its own and back, and SQLAlchemy's execution
+path costs more than a small statement does (`core.prepared`); a statement that finds the
+database free takes microseconds, so it runs here, on the loop, and holds it no longer. What
+could hold it longer is bounded by the caller: a read (WAL: a reader never waits for a writer)
+waits at most `busy_s` for a connection recovering the log after a crash; a unit of work
+(`core.writer`) takes the write lock before its first statement, waiting for it off the loop.
+
+A driver error is raised as SQLAlchemy raises it (`DBAPIError.instance`: an IntegrityError for
+a broken constraint, an OperationalError for a lock wait or a full disk), with no parameter
+values in it, so the error handlers answer it as they answer every other.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from sqlalchemy import Dialect
+from sqlalchemy.exc import DBAPIError, StatementError
+from sqlalchemy.sql.elements import ClauseElement
+
+from lisan.core.prepared import PreparedCache, Rows
+
+
+class InlineSQLite:
+    """One sqlite3 connection in autocommit (the caller says BEGIN), used whole by one caller
+    at a time on the loop's thread; `execute` answers as an AsyncConnection's does."""
+
+    def __init__(
+        self, path: str, dialect: Dialect, *, busy_s: float, read_only: bool = False
+    ) -> None:
+        self.dialect = dialect
+        self.connection = sqlite3.connect(
+            path,
+            isolation_level=None,  # no implicit transactions: BEGIN is the caller's
+            check_same_thread=False,  # a writer may wait for the lock on another thread
+        )
+        self._prepared = PreparedCache(dialect)
+        self.run("PRAGMA foreign_keys=ON")
+        self.set_busy_wait(busy_s)
+        if read_only:
+            self.run("PRAGMA query_only=ON")
+        else:
+            self.run("PRAGMA synchronous=NORMAL")  # as the engines' connections (WAL)
+
+    def set_busy_wait(self, seconds: float) -> None:
+        self.run(f"PRAGMA busy_timeout={seconds * 1000:.0f}")
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.connection.in_transaction
+
+    async def execute(
+        self, statement: ClauseElement, parameters: dict[str, Any] | None = None
+    ) -> Rows:
+        """Run one Core statement now (it never yields to the loop)."""
+        prepared = self._prepared.get(statement, parameters or {})
+        sql, values = prepared.arguments(parameters or {})
+        try:
+            cursor = self.connection.execute(sql, values)
+            raw = cursor.fetchall() if prepared.row is not None else []
+            rowcount = cursor.rowcount
+            cursor.close()
+        except sqlite3.Error as exc:
+            raise _as_sqlalchemy(sql, exc) from exc
+        return Rows([prepared.convert(row) for row in raw], rowcount)
+
+    def run(self, sql: str) -> None:
+        """One statement of plain SQL (BEGIN, COMMIT, a PRAGMA), errors as SQLAlchemy's."""
+        try:
+            self.connection.execute(sql).close()
+        except sqlite3.Error as exc:
+            raise _as_sqlalchemy(sql, exc) from exc
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def _as_sqlalchemy(sql: str, error: sqlite3.Error) -> StatementError:
+    # As SQLAlchemy raises it (IntegrityError, OperationalError...), never with the values.
+    return DBAPIError.instance(sql, None, error, sqlite3.Error, hide_parameters=True)

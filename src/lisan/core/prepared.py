@@ -1,0 +1,171 @@
+"""A Core statement compiled once for a driver, and run on the driver itself.
+
+The statements stay SQLAlchemy Core, written once beside their domain's other queries; what
+this module skips is SQLAlchemy's execution path, which costs more than a small statement
+(`python -m bench.routes`: a token look-up took 658 us of CPU through the async engine, 108 us
+through a synchronous connection, 8 us in bare sqlite3). `Prepared` keeps what SQLAlchemy would
+work out on every execution: the SQL, the order of its parameters, the values a statement
+carries itself, and SQLAlchemy's own converters for each parameter and each column returned, so
+a value is written and read back exactly as the engine would (a UUID as SQLite's 32 hex
+characters, a datetime as its string). A list parameter (`IN`, an expanding bind) is expanded
+per call by SQLAlchemy's own `construct_expanded_state`.
+
+Only what the raw paths run is handled: SELECT, and INSERT, UPDATE and DELETE with or without
+RETURNING, whose values come from the parameters (an INSERT is compiled for the keys it is
+given). A Python-side column default is not applied here: such a statement is refused at
+compile time, never run with a column missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from sqlalchemy import Dialect, Select
+from sqlalchemy.exc import MultipleResultsFound, NoResultFound
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.dml import UpdateBase
+from sqlalchemy.sql.elements import ClauseElement
+
+Convert = Callable[[Any], Any] | None
+MAX_PREPARED = 256  # statements kept per connection: module constants, so few and lasting
+
+
+class NoDefaultsHere(TypeError):
+    """A statement whose column defaults SQLAlchemy computes in Python: run it on an engine."""
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One statement compiled for one dialect, with SQLAlchemy's converters."""
+
+    sql: str
+    names: tuple[str, ...]  # bind parameters, in the order the driver takes them
+    fixed: dict[str, Any]  # values the statement carries itself, by name
+    binds: tuple[Convert, ...]
+    results: tuple[Convert, ...]
+    row: type[tuple[Any, ...]] | None  # a named tuple of the columns returned, if any
+    compiled: Any  # SQLAlchemy's compiled form, for a statement with a list parameter
+    expanding: bool
+
+    @classmethod
+    def of(cls, statement: ClauseElement, dialect: Dialect, keys: Sequence[str]) -> Prepared:
+        is_dml = isinstance(statement, UpdateBase)
+        compiled = statement.compile(dialect=dialect, column_keys=list(keys) if is_dml else None)
+        assert isinstance(compiled, SQLCompiler)
+        if getattr(compiled, "insert_prefetch", None) or getattr(compiled, "update_prefetch", None):
+            raise NoDefaultsHere(f"{type(statement).__name__} needs column defaults computed")
+        names = tuple(compiled.positiontup or ())
+        fixed = {
+            name: bind.effective_value
+            for name, bind in ((name, compiled.binds[name]) for name in names)
+            if not bind.required
+        }
+        binds = tuple(
+            compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+            for name in names
+        )
+        columns = _returned(statement)
+        results = tuple(
+            kind.dialect_impl(dialect).result_processor(dialect, None) for _, kind in columns
+        )
+        row = _row_of([key for key, _ in columns]) if columns else None
+        expanding = bool(getattr(compiled, "post_compile_params", None))
+        return cls(str(compiled), names, fixed, binds, results, row, compiled, expanding)
+
+    def arguments(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+        """The SQL and its positional values for `parameters`, converted for the driver."""
+        if self.expanding:
+            state = self.compiled.construct_expanded_state({**self.fixed, **parameters})
+            # Its processors are the expanded parameters'; the others' are the statement's.
+            processors = {**dict(zip(self.names, self.binds, strict=True)), **state.processors}
+            values = tuple(
+                value if (convert := processors.get(name)) is None else convert(value)
+                for name, value in zip(state.positiontup, state.positional_parameters, strict=True)
+            )
+            return state.statement, values
+        fixed = self.fixed
+        return self.sql, tuple(
+            value if convert is None else convert(value)
+            for convert, value in zip(
+                self.binds,
+                (fixed[name] if name in fixed else parameters[name] for name in self.names),
+                strict=True,
+            )
+        )
+
+    def convert(self, raw: Sequence[Any]) -> Any:
+        assert self.row is not None
+        return self.row._make(  # type: ignore[attr-defined]
+            value if convert is None else convert(value)
+            for convert, value in zip(self.results, raw, strict=True)
+        )
+
+
+def _returned(statement: ClauseElement) -> list[tuple[str, Any]]:
+    """(key, type) of each column the statement returns: a SELECT's, or a DML's RETURNING."""
+    if isinstance(statement, Select):
+        return [(str(column.key), column.type) for column in statement.selected_columns]
+    if isinstance(statement, UpdateBase):
+        return [(str(d["name"]), d["type"]) for d in statement.returning_column_descriptions]
+    return []
+
+
+def _row_of(keys: list[str]) -> type[tuple[Any, ...]]:
+    """A named tuple of these column keys: a row with its columns as attributes."""
+    return NamedTuple("Row", [(key, Any) for key in keys])  # type: ignore[return-value]
+
+
+class PreparedCache:
+    """`Prepared` statements of one dialect, by statement (identity) and, for DML, the keys it
+    was given. Bounded: a statement built per call is compiled per call, never kept forever."""
+
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self._kept: dict[tuple[ClauseElement, frozenset[str] | None], Prepared] = {}
+
+    def get(self, statement: ClauseElement, parameters: dict[str, Any]) -> Prepared:
+        keys = frozenset(parameters) if isinstance(statement, UpdateBase) else None
+        prepared = self._kept.get((statement, keys))
+        if prepared is None:
+            prepared = Prepared.of(statement, self.dialect, list(parameters))
+            if len(self._kept) >= MAX_PREPARED:
+                self._kept.clear()
+            self._kept[(statement, keys)] = prepared
+        return prepared
+
+
+class Rows:
+    """What a raw execution returns, read as SQLAlchemy's results are read: rows with their
+    columns as attributes, `scalars()`, `first()`, and `rowcount` for an UPDATE or DELETE."""
+
+    __slots__ = ("_rows", "rowcount")
+
+    def __init__(self, rows: list[Any], rowcount: int) -> None:
+        self._rows = rows
+        self.rowcount = rowcount
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self._rows)
+
+    def all(self) -> list[Any]:
+        return self._rows
+
+    def first(self) -> Any | None:
+        return self._rows[0] if self._rows else None
+
+    def scalars(self) -> Iterator[Any]:
+        return (row[0] for row in self._rows)
+
+    def scalar_one_or_none(self) -> Any | None:
+        if len(self._rows) > 1:
+            raise MultipleResultsFound("more than one row where one at most was expected")
+        return self._rows[0][0] if self._rows else None
+
+    def scalar_one(self) -> Any:
+        if len(self._rows) != 1:
+            raise (NoResultFound if not self._rows else MultipleResultsFound)(
+                f"{len(self._rows)} rows where exactly one was expected"
+            )
+        return self._rows[0][0]
