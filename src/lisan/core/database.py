@@ -25,6 +25,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from lisan.core import metrics
 from lisan.core.inline import InlineSQLite
+from lisan.core.raw_postgres import RawPostgres
 
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
@@ -61,8 +62,8 @@ def table_of(model: type[Base]) -> Table:
 
 # What a service runs its statements on: an ORM session, or, where only Core statements run (the
 # command path, where a session's bookkeeping costs more than its queries), a bare connection:
-# SQLAlchemy's on PostgreSQL, sqlite3's on SQLite (`core.writer`, `core.lookups`).
-Executor = AsyncSession | AsyncConnection | InlineSQLite
+# asyncpg's on PostgreSQL, sqlite3's on SQLite (`core.writer`, `core.lookups`).
+Executor = AsyncSession | AsyncConnection | InlineSQLite | RawPostgres
 
 
 def dialect_name(db: Executor) -> str:

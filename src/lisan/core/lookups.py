@@ -7,8 +7,8 @@ SQLite it runs on one connection of its own on the event loop's thread (`core.in
 `query_only`): a WAL reader never waits for a writer, so the loop is held for the read alone;
 `LOOKUP_BUSY_WAIT_S` bounds the one wait left (another connection recovering the log after a
 crash), past which the read fails as any SQLite lock wait does (503). On PostgreSQL the reads
-run through the read engine's pool of autocommit connections and its error handling (a
-statement there waits on the network, not on the loop).
+run on a connection of the read engine's pool, spoken to by asyncpg itself
+(`core.raw_postgres`: SQLAlchemy's pool and bounds, not its execution path).
 """
 
 from __future__ import annotations
@@ -18,9 +18,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Row, Select
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.inline import InlineSQLite
+from lisan.core.prepared import PreparedCache
+from lisan.core.raw_postgres import RawPostgres, checked_out
 
 LOOKUP_BUSY_WAIT_S = 0.1
 
@@ -34,6 +36,7 @@ class Lookups:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine  # what the reads run on, on PostgreSQL
         self.inline: InlineSQLite | None = None  # what they run on, on SQLite
+        self._prepared = PreparedCache(engine.dialect)
         if engine.dialect.name == "sqlite":
             self.inline = InlineSQLite(
                 engine.url.database or ":memory:",
@@ -54,13 +57,13 @@ class Lookups:
             return rows
 
     @asynccontextmanager
-    async def connection(self) -> AsyncIterator[InlineSQLite | AsyncConnection]:
+    async def connection(self) -> AsyncIterator[InlineSQLite | RawPostgres]:
         """Where reads run outside a unit of work, for a service that takes an Executor: each
         statement its own snapshot."""
         if self.inline is not None:
             yield self.inline
             return
-        async with self.engine.connect() as connection:
+        async with checked_out(self.engine, self._prepared) as connection:
             yield connection
 
     def close(self) -> None:

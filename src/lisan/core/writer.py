@@ -2,7 +2,8 @@
 
 `work` is an `async def` taking the connection to run its statements on; it is run in one
 transaction, committed when it returns and rolled back when it raises. On PostgreSQL that is a
-transaction on a connection of the write engine's pool, and `work` is awaited on the loop.
+transaction on a connection of the write engine's pool, spoken to by asyncpg itself
+(`core.raw_postgres`), and `work` is awaited on the loop.
 
 On SQLite it is one sqlite3 connection of the process's own (`core.inline`), on one thread of
 its own, and the whole unit of work runs there in one hop: BEGIN IMMEDIATE (waiting for the
@@ -36,14 +37,16 @@ from typing import Any, TypeVar
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core import metrics
+from lisan.core import metrics, raw_postgres
 from lisan.core.database import SQLITE_LOCK_WAIT_S
 from lisan.core.inline import InlineSQLite
+from lisan.core.prepared import PreparedCache
+from lisan.core.raw_postgres import RawPostgres
 
 T = TypeVar("T")
-Work = Callable[[InlineSQLite | AsyncConnection], Coroutine[Any, Any, T]]
+Work = Callable[[InlineSQLite | RawPostgres], Coroutine[Any, Any, T]]
 
 _on_writer_thread = threading.local()
 
@@ -59,6 +62,7 @@ class Writer:
         self.engine = engine  # what units of work run on, on PostgreSQL
         self.inline: InlineSQLite | None = None  # what they run on, on SQLite
         self._lock_wait_s = lock_wait_s
+        self._prepared = PreparedCache(engine.dialect)
         if engine.dialect.name == "sqlite":
             self.inline = InlineSQLite(engine.url.database or ":memory:", engine.dialect, busy_s=0)
             self._turn = asyncio.Lock()
@@ -68,8 +72,8 @@ class Writer:
         """`work`'s answer, its statements committed; nothing of it when it raises."""
         inline = self.inline
         if inline is None:
-            async with self.engine.begin() as connection:
-                return await work(connection)
+            async with raw_postgres.transaction(self.engine, self._prepared) as db:
+                return await work(db)
         deadline = time.monotonic() + self._lock_wait_s
         try:
             async with asyncio.timeout(self._lock_wait_s):

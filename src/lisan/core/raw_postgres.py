@@ -1,0 +1,134 @@
+"""Core statements on a pooled PostgreSQL connection's own asyncpg connection.
+
+The pool stays SQLAlchemy's (its bounds, its connect and statement timeouts, its metrics);
+what this skips is SQLAlchemy's execution path and the greenlet switch of each statement,
+which cost more than the statement (`python -m bench.commands`). A statement is compiled once
+(`core.prepared`) and sent with asyncpg's own prepared-statement cache.
+
+Failures are raised as SQLAlchemy raises them, so the error handlers and the services answer
+them as before: a broken constraint is an IntegrityError; a server that is down, stopping,
+full or frozen (a connection error, SQLSTATE 08, 53 or 57, the client's statement bound) is an
+OperationalError (503). A connection left in an unknown state (ended by the server, or cut
+off mid-statement by the bound or by a cancelled request) is terminated at once and
+invalidated, never handed back to the pool: as `core.database` does for the engine's own.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable
+from contextlib import asynccontextmanager, suppress
+from typing import Any, TypeVar
+
+import asyncpg
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, StatementError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.elements import ClauseElement
+
+from lisan.core.prepared import PreparedCache, Rows
+
+T = TypeVar("T")
+
+# 08 connection exception, 53 insufficient resources, 57 operator intervention; of them, 08
+# and 57P leave no usable session (as core.database reads them for the engine).
+_UNAVAILABLE_SQLSTATES = ("08", "53", "57")
+_SESSION_GONE_SQLSTATES = ("08", "57P")
+_CONNECTION_GONE = (
+    OSError,
+    TimeoutError,
+    asyncpg.InterfaceError,
+    asyncpg.PostgresConnectionError,
+    asyncpg.InternalClientError,
+)
+
+
+class RawPostgres:
+    """Statements on one checked-out connection; `execute` answers as an AsyncConnection's."""
+
+    def __init__(self, driver: asyncpg.Connection, cache: PreparedCache) -> None:
+        self.driver = driver
+        self.dialect = cache.dialect
+        self.unusable = False  # ended by the server, or cut off mid-statement: to discard
+        self._cache = cache
+
+    async def execute(
+        self, statement: ClauseElement, parameters: dict[str, Any] | None = None
+    ) -> Rows:
+        prepared = self._cache.get(statement, parameters or {})
+        sql, values = prepared.arguments(parameters or {})
+        if prepared.row is None:
+            status = await self._call(sql, self.driver.execute(sql, *values))
+            return Rows([], _rowcount(status))
+        records = await self._call(sql, self.driver.fetch(sql, *values))
+        return Rows([prepared.convert(record) for record in records], len(records))
+
+    async def run(self, sql: str) -> None:
+        """Plain SQL (BEGIN, COMMIT), errors as SQLAlchemy's."""
+        await self._call(sql, self.driver.execute(sql))
+
+    async def _call(self, sql: str, call: Awaitable[T]) -> T:
+        try:
+            return await call
+        except asyncio.CancelledError:
+            self.unusable = True
+            raise
+        except Exception as exc:
+            error = _as_sqlalchemy(sql, exc)
+            self.unusable = self.unusable or error.connection_invalidated
+            raise error from exc
+
+
+@asynccontextmanager
+async def checked_out(engine: AsyncEngine, cache: PreparedCache) -> AsyncIterator[RawPostgres]:
+    """A connection of `engine`'s pool, spoken to raw; discarded when left unusable."""
+    async with engine.connect() as connection:
+        pooled = await connection.get_raw_connection()
+        driver = pooled.driver_connection
+        assert isinstance(driver, asyncpg.Connection)
+        db = RawPostgres(driver, cache)
+        try:
+            yield db
+        finally:
+            if db.unusable:
+                await _discard(connection, driver)
+
+
+@asynccontextmanager
+async def transaction(engine: AsyncEngine, cache: PreparedCache) -> AsyncIterator[RawPostgres]:
+    """A unit of work on a pooled connection: committed when the caller finishes cleanly,
+    rolled back otherwise."""
+    async with checked_out(engine, cache) as db:
+        await db.run("BEGIN")
+        try:
+            yield db
+        except BaseException:
+            if not db.unusable:
+                with suppress(DBAPIError):
+                    await db.run("ROLLBACK")
+            raise
+        await db.run("COMMIT")
+
+
+async def _discard(connection: AsyncConnection, driver: asyncpg.Connection) -> None:
+    # Terminated first: SQLAlchemy's close of a connection whose server does not answer waits
+    # 2 s more; then invalidated, so the pool opens a new one in its place.
+    driver.terminate()
+    with suppress(Exception):
+        await connection.invalidate()
+
+
+def _rowcount(status: str) -> int:
+    """asyncpg's command status ("UPDATE 3", "DELETE 0", "INSERT 0 1"): the rows it touched."""
+    last = status.rsplit(" ", 1)[-1]
+    return int(last) if last.isdigit() else 0
+
+
+def _as_sqlalchemy(sql: str, error: Exception) -> StatementError:
+    """As SQLAlchemy's asyncpg dialect and `core.database` raise it, never with the values."""
+    sqlstate = str(getattr(error, "sqlstate", None) or "")
+    if isinstance(error, asyncpg.IntegrityConstraintViolationError):
+        return IntegrityError(sql, None, error, hide_parameters=True)
+    gone = isinstance(error, _CONNECTION_GONE) or sqlstate.startswith(_SESSION_GONE_SQLSTATES)
+    if gone or sqlstate.startswith(_UNAVAILABLE_SQLSTATES):
+        return OperationalError(sql, None, error, hide_parameters=True, connection_invalidated=gone)
+    return DBAPIError(sql, None, error, hide_parameters=True)

@@ -1,0 +1,92 @@
+"""The command path's units of work and look-ups speak asyncpg itself on PostgreSQL
+(`core.raw_postgres`): on a frozen server they fail within the database bound as SQLAlchemy's
+OperationalError or a connect timeout (a 503); a connection cut off mid-statement or ended by
+the server is never handed out again; the next unit of work after the server is back
+succeeds."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+from sqlalchemy import Column, MetaData, String, Table, Uuid, insert, select
+from sqlalchemy.exc import OperationalError
+
+from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
+from lisan.core.database_trouble import DATABASE_UNAVAILABLE
+from lisan.core.lookups import Lookups
+from lisan.core.writer import Writer
+from tests.fixtures.private_servers import PrivatePostgres
+
+SLACK_S = 3.0
+_NOTES = Table("notes", MetaData(), Column("id", Uuid, primary_key=True), Column("body", String))
+_ADD = insert(_NOTES)
+_ALL = select(_NOTES.c.body)
+
+
+@pytest.fixture
+async def notes(postgres: PrivatePostgres) -> AsyncIterator[tuple[Writer, Lookups, str]]:
+    database = await postgres.new_database()
+    setup = await asyncpg.connect(postgres.dsn(database))
+    await setup.execute("CREATE TABLE notes (id uuid PRIMARY KEY, body text)")
+    await setup.close()
+    engine = create_engine(postgres.url(database))
+    writer, lookups = Writer(engine), Lookups(engine)
+    try:
+        yield writer, lookups, database
+    finally:
+        await engine.dispose()
+
+
+async def _add(db: Executor, body: str) -> None:
+    await db.execute(_ADD, {"id": uuid.uuid4(), "body": body})
+
+
+async def test_a_unit_of_work_on_a_frozen_postgres_fails_within_the_bound_and_recovers(
+    postgres: PrivatePostgres, notes: tuple[Writer, Lookups, str]
+) -> None:
+    writer, lookups, _ = notes
+    await writer.run(lambda db: _add(db, "before"))  # a pooled connection, open and warm
+    postgres.freeze()
+    try:
+        started = time.monotonic()
+        with pytest.raises(OperationalError):  # the statement's bound, on an open connection
+            await writer.run(lambda db: _add(db, "frozen"))
+        unit_s = time.monotonic() - started
+        started = time.monotonic()
+        with pytest.raises(DATABASE_UNAVAILABLE):  # here opening a new one: its own bound
+            await lookups.all(_ALL, {})
+        lookup_s = time.monotonic() - started
+    finally:
+        postgres.thaw()
+    assert unit_s < DATABASE_TIMEOUT_S + SLACK_S
+    assert lookup_s < DATABASE_TIMEOUT_S + SLACK_S
+    await writer.run(lambda db: _add(db, "after"))
+    rows = await lookups.all(_ALL, {})
+    assert sorted(row.body for row in rows) == ["after", "before"]
+
+
+async def test_a_connection_the_server_ended_is_a_503_once_and_never_handed_out_again(
+    postgres: PrivatePostgres, notes: tuple[Writer, Lookups, str]
+) -> None:
+    writer, _, database = notes
+    await writer.run(lambda db: _add(db, "before"))
+    admin = await asyncpg.connect(postgres.dsn(database))
+    try:
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+            "WHERE datname = $1 AND pid <> pg_backend_pid()",
+            database,
+        )
+    finally:
+        await admin.close()
+    failures = 0
+    for _ in range(5):  # the pool's one open connection was ended: it fails once, then goes
+        try:
+            await writer.run(lambda db: _add(db, "after"))
+        except OperationalError:
+            failures += 1
+    assert failures == 1
