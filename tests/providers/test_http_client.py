@@ -129,3 +129,45 @@ async def test_a_kept_alive_connection_the_server_just_ended_costs_no_call(
         await server.wait_closed()
     assert statuses == [200, 200]
     assert connections == [1, 2]
+
+
+async def test_the_resend_goes_on_a_new_connection_not_another_kept_alive_one() -> None:
+    """Connections kept alive since one burst reach the server's keep-alive limit together: when
+    the first is found ended, the others are ending too, so the one resend opens a connection
+    of its own rather than taking the next kept-alive one (which failed the call as well)."""
+    connections: list[int] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(number := len(connections) + 1)
+        await reader.readuntil(b"\r\n\r\n")
+        await reader.readexactly(2)
+        if number <= 2:  # the burst: both in flight at once, so two connections are kept
+            await asyncio.sleep(0.05)
+        writer.write(ANSWER.replace(b"\r\n\r\n", b"\r\nConnection: keep-alive\r\n\r\n", 1))
+        await writer.drain()
+        if number <= 2:
+            await reader.readuntil(b"\r\n\r\n")  # the next request on a kept-alive one:
+            _reset(writer)  # ended unanswered, as a keep-alive timeout does
+            return
+        while await reader.read(1024):
+            pass
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
+    client = ProviderHTTP()
+
+    async def call() -> int:
+        answer = await client.post(
+            url, body=b"{}", headers={"Content-Type": "application/json"}, pool_wait_s=1, limit=99
+        )
+        return answer.status
+
+    try:
+        burst = await asyncio.gather(call(), call())
+        after = await call()
+    finally:
+        await client.aclose()
+        server.close()
+        await server.wait_closed()
+    assert (list(burst), after) == ([200, 200], 200)
+    assert connections == [1, 2, 3]

@@ -11,8 +11,8 @@ that waits longer than `pool_wait_s` for a slot is `PoolFull` (we are the bottle
 is read as it streams and given up past `limit` bytes, the connection then closed: a server
 that sends without end costs at most `limit` bytes of memory. Redirects are not followed. A
 proxy named in the environment is used, read once per endpoint (`proxy_for`). A request that
-meets a kept-alive connection the server has just closed is sent again once
-(`STALE_CONNECTION`).
+meets a kept-alive connection the server has just closed is sent again once, on a new
+connection (`STALE_CONNECTION`).
 
 The TLS context is made once per process: loading the CA bundle cost about 0.2 s each time.
 """
@@ -72,18 +72,25 @@ class ProviderHTTP:
         self._connections = connections
         self._slots = asyncio.Semaphore(connections)
         self._session: aiohttp.ClientSession | None = None
+        self._fresh_session: aiohttp.ClientSession | None = None
 
     def _client(self) -> aiohttp.ClientSession:
         """Made on first use, inside the running loop (aiohttp binds a session to its loop)."""
         if self._session is None:
-            connector = aiohttp.TCPConnector(
-                limit=self._connections, limit_per_host=0, ssl=tls_context()
-            )
-            self._session = aiohttp.ClientSession(
-                connector=connector,
-                timeout=aiohttp.ClientTimeout(total=None),  # the caller bounds every call
+            self._session = _session(
+                aiohttp.TCPConnector(limit=self._connections, limit_per_host=0, ssl=tls_context())
             )
         return self._session
+
+    def _fresh(self) -> aiohttp.ClientSession:
+        """A session that never reuses a connection, for the one resend: the pool's other
+        kept-alive connections may be closing too (all of them idle since one burst reach the
+        server's keep-alive limit at once), and a resend on one of them failed as well."""
+        if self._fresh_session is None:
+            self._fresh_session = _session(
+                aiohttp.TCPConnector(limit=0, force_close=True, ssl=tls_context())
+            )
+        return self._fresh_session
 
     async def post(
         self,
@@ -103,11 +110,11 @@ class ProviderHTTP:
             raise PoolFull from None
         try:
             try:
-                return await self._post_once(url, body, headers, limit)
+                return await self._post_once(self._client(), url, body, headers, limit)
             except STALE_CONNECTION as exc:
                 if isinstance(exc, aiohttp.ClientConnectorError):
                     raise
-                return await self._post_once(url, body, headers, limit)  # on a fresh one
+                return await self._post_once(self._fresh(), url, body, headers, limit)
         except aiohttp.ClientError as exc:
             if isinstance(exc, TimeoutError):
                 raise
@@ -116,18 +123,29 @@ class ProviderHTTP:
             self._slots.release()
 
     async def _post_once(
-        self, url: str, body: bytes, headers: Mapping[str, str], limit: int
+        self,
+        session: aiohttp.ClientSession,
+        url: str,
+        body: bytes,
+        headers: Mapping[str, str],
+        limit: int,
     ) -> Answer:
-        async with self._client().post(
+        async with session.post(
             url, data=body, headers=headers, allow_redirects=False, proxy=proxy_for(url)
         ) as response:
             content = await _read_bounded(response, limit)
             return Answer(response.status, response.headers, content)
 
     async def aclose(self) -> None:
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        for session in (self._session, self._fresh_session):
+            if session is not None:
+                await session.close()
+        self._session = self._fresh_session = None
+
+
+def _session(connector: aiohttp.TCPConnector) -> aiohttp.ClientSession:
+    # No timeout of aiohttp's own: the caller bounds every call.
+    return aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=None))
 
 
 async def _read_bounded(response: aiohttp.ClientResponse, limit: int) -> bytes:
