@@ -68,7 +68,7 @@ async def test_a_read_slower_than_two_seconds_is_unknown(
         body = await entitlement_of(client, device)
     elapsed = time.monotonic() - started
     assert body == UNKNOWN
-    # PostgreSQL stops the read itself at the limit.
+    # The read is given up at the limit (its connection, cut off mid-read, is discarded).
     limit = service.ENTITLEMENT_READ_TIMEOUT_S
     assert limit <= elapsed < limit + 1
     after = await entitlement_of(client, device)

@@ -4,14 +4,12 @@ from fastapi import APIRouter
 
 from lisan.billing import service
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import AppSettings, CurrentUser, ReadSession
+from lisan.deps import AppSettings, CurrentUser, Reads
 
 router = APIRouter(tags=["billing"])
 
 
 @router.get("/v1/billing/entitlement")
-async def get_entitlement(
-    user: CurrentUser, session: ReadSession, settings: AppSettings
-) -> JsonResponse:
-    view = await service.entitlement(session, user.user_id, settings.billing_enforcement)
+async def get_entitlement(user: CurrentUser, reads: Reads, settings: AppSettings) -> JsonResponse:
+    view = await service.current_entitlement(reads, user.user_id, settings.billing_enforcement)
     return json_response(view)

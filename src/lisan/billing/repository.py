@@ -24,33 +24,40 @@ async def insert_subscription(session: AsyncSession, subscription: Subscription)
     await session.flush()
 
 
+# Built once: the entitlement reads them on every GET, on the raw read paths too.
+_LATEST_SUBSCRIPTION = (
+    select(Subscription.status, Subscription.renews_at, Subscription.command_quota)
+    .where(Subscription.user_id == bindparam("user_id"))
+    .order_by(Subscription.id.desc())
+    .limit(1)
+)
+_BILLED_IN_PERIOD = (
+    select(func.count())
+    .select_from(BilledCommand)
+    .where(
+        BilledCommand.user_id == bindparam("user_id"),
+        BilledCommand.billed_at >= bindparam("start"),
+        BilledCommand.billed_at < bindparam("end"),
+    )
+)
+
+
 async def get_latest_subscription(
-    session: AsyncSession, user_id: uuid.UUID
+    db: Executor, user_id: uuid.UUID
 ) -> Row[str, datetime | None, int | None] | None:
     """(status, renews_at, command_quota) of the user's latest row: plain values, not ORM
-    objects, so a rolled-back read leaves nothing behind in the session."""
-    result = await session.execute(
-        select(Subscription.status, Subscription.renews_at, Subscription.command_quota)
-        .where(Subscription.user_id == user_id)
-        .order_by(Subscription.id.desc())
-        .limit(1)
-    )
-    return result.first()
+    objects, so a rolled-back read leaves nothing behind in a session."""
+    row: Row[str, datetime | None, int | None] | None = (
+        await db.execute(_LATEST_SUBSCRIPTION, {"user_id": user_id})
+    ).first()
+    return row
 
 
 async def count_billed_commands(
-    session: AsyncSession, *, user_id: uuid.UUID, start: datetime, end: datetime
+    db: Executor, *, user_id: uuid.UUID, start: datetime, end: datetime
 ) -> int:
     """Billed commands of the user with `start <= billed_at < end`."""
-    result = await session.execute(
-        select(func.count())
-        .select_from(BilledCommand)
-        .where(
-            BilledCommand.user_id == user_id,
-            BilledCommand.billed_at >= start,
-            BilledCommand.billed_at < end,
-        )
-    )
+    result = await db.execute(_BILLED_IN_PERIOD, {"user_id": user_id, "start": start, "end": end})
     return int(result.scalar_one())
 
 

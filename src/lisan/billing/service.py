@@ -1,12 +1,15 @@
 """Entitlement: the latest subscription row a billing sync recorded, normalised, and the usage of
-the current billing period. The command pipeline asks `entitlement` and `allows_commands`."""
+the current billing period. The command pipeline asks `entitlement` (inside its unit of work) and
+`allows_commands`; the GET route `current_entitlement` (two reads on the look-up path)."""
 
 from __future__ import annotations
 
+import asyncio
 import calendar
 import logging
 import time
 import uuid
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from sqlalchemy.exc import SQLAlchemyError
@@ -16,6 +19,7 @@ from lisan.billing import repository
 from lisan.billing.models import Subscription
 from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
 from lisan.core.database import Executor
+from lisan.core.lookups import Lookups
 from lisan.core.settings import BillingEnforcement
 from lisan.core.types import utcnow
 from lisan.users import service as users
@@ -96,25 +100,19 @@ def _time_left_ms(deadline: float) -> int:
 
 
 async def _read_entitlement(
-    session: AsyncSession, user_id: uuid.UUID, enforcement: BillingEnforcement
+    db: Executor,
+    user_id: uuid.UUID,
+    enforcement: BillingEnforcement,
+    bound: Callable[[], Awaitable[None]],
 ) -> Entitlement:
-    deadline = time.monotonic() + ENTITLEMENT_READ_TIMEOUT_S
-    # A savepoint, always rolled back (the read changes nothing): a failed or timed-out read
-    # and its statement time limit go with it, and the caller's unit of work carries on. The
-    # limit is the database's own: a client-side cancel would leave the connection unusable.
-    savepoint = await session.begin_nested()
-    try:
-        await repository.limit_statement_time(session, _time_left_ms(deadline))
-        latest = await repository.get_latest_subscription(session, user_id)
-        renews_at = latest.renews_at if latest else None
-        now = utcnow()
-        start, end = billing_period(renews_at, now)
-        await repository.limit_statement_time(session, _time_left_ms(deadline))
-        used = await repository.count_billed_commands(
-            session, user_id=user_id, start=start, end=end
-        )
-    finally:
-        await savepoint.rollback()
+    """The two reads (`bound` runs before each: the caller's way to limit its time)."""
+    await bound()
+    latest = await repository.get_latest_subscription(db, user_id)
+    renews_at = latest.renews_at if latest else None
+    now = utcnow()
+    start, end = billing_period(renews_at, now)
+    await bound()
+    used = await repository.count_billed_commands(db, user_id=user_id, start=start, end=end)
     return Entitlement(
         enforcement=enforcement,
         state=subscription_state(latest.status if latest else None, renews_at, now),
@@ -128,15 +126,50 @@ async def _read_entitlement(
 async def entitlement(
     session: AsyncSession, user_id: uuid.UUID, enforcement: BillingEnforcement
 ) -> Entitlement:
-    """The user's entitlement now; UNKNOWN (all else null) when the store fails or is slow.
-    Safe inside a unit of work that goes on writing: the read never spoils it."""
+    """The user's entitlement now, inside the caller's unit of work (the command pipeline's
+    reservation); UNKNOWN (all else null) when the store fails or is slow. The unit of work
+    goes on writing: the read never spoils it."""
     # The caller's pending changes are theirs: their errors must not read as UNKNOWN.
     await session.flush()
+    deadline = time.monotonic() + ENTITLEMENT_READ_TIMEOUT_S
+
+    async def limit() -> None:
+        # The database's own limit, per statement: a client-side cancel would leave the
+        # connection, and so the caller's unit of work, unusable.
+        await repository.limit_statement_time(session, _time_left_ms(deadline))
+
     try:
-        return await _read_entitlement(session, user_id, enforcement)
+        # A savepoint, always rolled back (the read changes nothing): a failed or timed-out
+        # read and its statement time limit go with it, and the caller's unit of work goes on.
+        savepoint = await session.begin_nested()
+        try:
+            return await _read_entitlement(session, user_id, enforcement, limit)
+        finally:
+            await savepoint.rollback()
     except (SQLAlchemyError, OSError, TimeoutError) as exc:
-        log.warning("subscription store unreadable", extra={"error": type(exc).__name__})
-        return unknown_entitlement(enforcement)
+        return _unreadable(exc, enforcement)
+
+
+async def current_entitlement(
+    lookups: Lookups, user_id: uuid.UUID, enforcement: BillingEnforcement
+) -> Entitlement:
+    """The user's entitlement now, read alone (GET /v1/billing/entitlement): two statements
+    outside any unit of work, bounded as a whole; UNKNOWN when the store fails or is slow (a
+    connection cut off mid-read by the bound is discarded, never reused)."""
+    try:
+        async with asyncio.timeout(ENTITLEMENT_READ_TIMEOUT_S), lookups.connection() as db:
+            return await _read_entitlement(db, user_id, enforcement, _unbounded)
+    except (SQLAlchemyError, OSError, TimeoutError) as exc:
+        return _unreadable(exc, enforcement)
+
+
+async def _unbounded() -> None:
+    return None
+
+
+def _unreadable(error: Exception, enforcement: BillingEnforcement) -> Entitlement:
+    log.warning("subscription store unreadable", extra={"error": type(error).__name__})
+    return unknown_entitlement(enforcement)
 
 
 def allows_commands(ent: Entitlement) -> bool | None:

@@ -18,9 +18,10 @@ compile time, never run with a column missing.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import Dialect, Select
 from sqlalchemy.exc import MultipleResultsFound, NoResultFound
@@ -106,15 +107,16 @@ class Prepared:
 def _returned(statement: ClauseElement) -> list[tuple[str, Any]]:
     """(key, type) of each column the statement returns: a SELECT's, or a DML's RETURNING."""
     if isinstance(statement, Select):
-        return [(str(column.key), column.type) for column in statement.selected_columns]
+        return [(str(column.key or ""), column.type) for column in statement.selected_columns]
     if isinstance(statement, UpdateBase):
         return [(str(d["name"]), d["type"]) for d in statement.returning_column_descriptions]
     return []
 
 
 def _row_of(keys: list[str]) -> type[tuple[Any, ...]]:
-    """A named tuple of these column keys: a row with its columns as attributes."""
-    return NamedTuple("Row", [(key, Any) for key in keys])  # type: ignore[return-value]
+    """A named tuple of these column keys: a row with its columns as attributes (a key that
+    cannot be one, such as a bare count's, is named by its position)."""
+    return namedtuple("Row", keys, rename=True)
 
 
 class PreparedCache:
