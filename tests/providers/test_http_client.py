@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import struct
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 
 import pytest
 
@@ -86,68 +87,27 @@ def _reset(writer: asyncio.StreamWriter) -> None:
     writer.transport.abort()  # with no linger: a reset, not a close
 
 
-@pytest.mark.parametrize("end", [_close, _reset], ids=["closed", "reset"])
-async def test_a_kept_alive_connection_the_server_just_ended_costs_no_call(
-    end: Callable[[asyncio.StreamWriter], None],
-) -> None:
-    """A server whose keep-alive ran out closes (or resets) the connection as the next request
-    is sent on it: that request never reached it, so it goes again once, on a fresh
-    connection, and the call succeeds (the command does not fail for a race it did not
-    lose)."""
-    connections: list[int] = []
-
-    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        connections.append(len(connections) + 1)
-        await reader.readuntil(b"\r\n\r\n")
-        await reader.readexactly(2)
-        writer.write(ANSWER.replace(b"\r\n\r\n", b"\r\nConnection: keep-alive\r\n\r\n", 1))
-        await writer.drain()
-        if len(connections) == 1:
-            await reader.readuntil(b"\r\n\r\n")  # the second request, on the kept-alive one:
-            end(writer)  # ended unanswered, as a keep-alive timeout does
-            return
-        while await reader.read(1024):
-            pass
-
-    server = await asyncio.start_server(serve, "127.0.0.1", 0)
-    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/v1/chat/completions"
-    client = ProviderHTTP()
-    try:
-        statuses = []
-        for _ in range(2):
-            answer = await client.post(
-                url,
-                body=b"{}",
-                headers={"Content-Type": "application/json"},
-                pool_wait_s=1,
-                limit=99,
-            )
-            statuses.append(answer.status)
-    finally:
-        await client.aclose()
-        server.close()
-        await server.wait_closed()
-    assert statuses == [200, 200]
-    assert connections == [1, 2]
-
-
-async def test_the_resend_goes_on_a_new_connection_not_another_kept_alive_one() -> None:
-    """Connections kept alive since one burst reach the server's keep-alive limit together: when
-    the first is found ended, the others are ending too, so the one resend opens a connection
-    of its own rather than taking the next kept-alive one (which failed the call as well)."""
+@asynccontextmanager
+async def _keep_alive_ending(
+    end: Callable[[asyncio.StreamWriter], None], *, kept: int
+) -> AsyncIterator[tuple[Callable[[], Awaitable[int]], list[int]]]:
+    """A server whose first `kept` connections answer one request, kept alive, and are then
+    ended (`end`) unanswered as the next request arrives, as a keep-alive timeout does; later
+    connections answer every request. Yields a call through a ProviderHTTP (its status) and
+    the numbers of the connections the server saw."""
     connections: list[int] = []
 
     async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         connections.append(number := len(connections) + 1)
         await reader.readuntil(b"\r\n\r\n")
         await reader.readexactly(2)
-        if number <= 2:  # the burst: both in flight at once, so two connections are kept
+        if number <= kept:  # in flight together, so each gets a connection of its own
             await asyncio.sleep(0.05)
         writer.write(ANSWER.replace(b"\r\n\r\n", b"\r\nConnection: keep-alive\r\n\r\n", 1))
         await writer.drain()
-        if number <= 2:
-            await reader.readuntil(b"\r\n\r\n")  # the next request on a kept-alive one:
-            _reset(writer)  # ended unanswered, as a keep-alive timeout does
+        if number <= kept:
+            await reader.readuntil(b"\r\n\r\n")
+            end(writer)
             return
         while await reader.read(1024):
             pass
@@ -163,11 +123,33 @@ async def test_the_resend_goes_on_a_new_connection_not_another_kept_alive_one() 
         return answer.status
 
     try:
-        burst = await asyncio.gather(call(), call())
-        after = await call()
+        yield call, connections
     finally:
         await client.aclose()
         server.close()
         await server.wait_closed()
+
+
+@pytest.mark.parametrize("end", [_close, _reset], ids=["closed", "reset"])
+async def test_a_kept_alive_connection_the_server_just_ended_costs_no_call(
+    end: Callable[[asyncio.StreamWriter], None],
+) -> None:
+    """A server whose keep-alive ran out closes (or resets) the connection as the next request
+    is sent on it: that request never reached it, so it goes again once, on a fresh
+    connection, and the call succeeds (the command does not fail for a race it did not
+    lose)."""
+    async with _keep_alive_ending(end, kept=1) as (call, connections):
+        statuses = [await call(), await call()]
+    assert statuses == [200, 200]
+    assert connections == [1, 2]
+
+
+async def test_the_resend_goes_on_a_new_connection_not_another_kept_alive_one() -> None:
+    """Connections kept alive since one burst reach the server's keep-alive limit together: when
+    the first is found ended, the others are ending too, so the one resend opens a connection
+    of its own rather than taking the next kept-alive one (which failed the call as well)."""
+    async with _keep_alive_ending(_reset, kept=2) as (call, connections):
+        burst = await asyncio.gather(call(), call())
+        after = await call()
     assert (list(burst), after) == ([200, 200], 200)
     assert connections == [1, 2, 3]
