@@ -92,6 +92,8 @@ class Writer:
                 while not done.done():  # it ends within its bounds, committed or not
                     with suppress(asyncio.CancelledError):
                         await asyncio.wait({done})
+                if not done.cancelled():
+                    done.exception()  # its failure is no news to anyone now: not logged
                 raise
         finally:
             metrics.DB_POOL_IN_USE.dec()
