@@ -26,6 +26,7 @@ from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.app import lisan_app
 from tests.fixtures.commands import app_with, command_body, post, raw_body
 from tests.fixtures.devices import ready_device
+from tests.fixtures.loop import loop_ticks
 
 _NOTES = Table(
     "notes",
@@ -135,23 +136,14 @@ async def test_a_unit_of_work_waits_for_another_connections_lock_off_the_loop(
     handler on its own thread: the loop goes on serving, and the unit runs once it is free."""
     other = sqlite3.connect(notes_file, isolation_level=None)
     other.execute("BEGIN IMMEDIATE")
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.01)
-            ticks += 1
-
-    ticker = asyncio.create_task(tick())
-    unit = asyncio.create_task(writer.run(lambda db: _add(db, "waited")))
-    await asyncio.sleep(0.2)
-    assert not unit.done()
-    other.execute("ROLLBACK")
-    other.close()
-    await unit
-    ticker.cancel()
-    assert ticks >= 10, "the loop stalled while the unit of work waited for the lock"
+    async with loop_ticks(0.01) as ticks:
+        unit = asyncio.create_task(writer.run(lambda db: _add(db, "waited")))
+        await asyncio.sleep(0.2)
+        assert not unit.done()
+        other.execute("ROLLBACK")
+        other.close()
+        await unit
+    assert ticks.count >= 10, "the loop stalled while the unit of work waited for the lock"
     assert _bodies(notes_file) == ["waited"]
 
 

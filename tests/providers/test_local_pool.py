@@ -17,6 +17,7 @@ from lisan.providers.local.pool import DecoderPool, PoolFull, hear_in_worker
 from lisan.providers.local.provider import BUSY, request_for
 from lisan.providers.local.recognizer import Heard
 from lisan.testing.speech import padded, spoken
+from tests.fixtures.loop import loop_ticks
 
 
 async def test_a_full_pool_refuses_at_once_and_frees_its_place_when_done() -> None:
@@ -62,21 +63,12 @@ async def test_decoding_leaves_the_event_loop_free(
     """While a command decodes in a worker, the loop keeps ticking."""
     provider = LocalProvider(settings_factory(), workers=1)
     pcm = padded(spoken("go back"), 2.0)
-    ticks = 0
-
-    async def tick() -> None:
-        nonlocal ticks
-        while True:
-            await asyncio.sleep(0.005)
-            ticks += 1
-
-    ticker = asyncio.create_task(tick())
-    transcript = await provider.transcribe(pcm, Locale.EN_US, Expected([], None, []))
-    ticker.cancel()
+    async with loop_ticks(0.005) as ticks:
+        transcript = await provider.transcribe(pcm, Locale.EN_US, Expected([], None, []))
     assert transcript.text == "go back"
     assert transcript.confidence is not None
     assert transcript.confidence >= 0.5
-    assert ticks >= 5
+    assert ticks.count >= 5
     await provider.aclose()
 
 
