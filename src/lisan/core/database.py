@@ -25,7 +25,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from lisan.core import metrics
 from lisan.core.inline import InlineSQLite
-from lisan.core.raw_postgres import RawPostgres
+from lisan.core.raw_postgres import SESSION_GONE_SQLSTATES, UNAVAILABLE_SQLSTATES, RawPostgres
 
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
@@ -184,13 +184,6 @@ def _count_pool_use(engine: AsyncEngine) -> None:
     event.listen(engine.sync_engine.pool, "checkin", checked_in)
 
 
-# SQLSTATEs of a PostgreSQL that cannot serve now: 08 connection exception, 53 insufficient
-# resources (too many connections), 57 operator intervention (shutting down, starting up,
-# statement timeout). 08 and 57P (the server ended the session) leave no usable connection.
-_UNAVAILABLE_SQLSTATES = ("08", "53", "57")
-_SESSION_GONE_SQLSTATES = ("08", "57P")
-
-
 def _postgres_unavailable(context: ExceptionContext) -> BaseException | None:
     """What a PostgreSQL that is stopping, starting, frozen or full raises becomes a 503 (an
     OperationalError or a TimeoutError, see core.http), never a 500; and a connection left in
@@ -213,11 +206,11 @@ def _postgres_unavailable(context: ExceptionContext) -> BaseException | None:
         return None
     cause = error.__cause__
     sqlstate = str(getattr(cause, "sqlstate", None) or "")
-    if isinstance(cause, InternalClientError) or sqlstate.startswith(_SESSION_GONE_SQLSTATES):
+    if isinstance(cause, InternalClientError) or sqlstate.startswith(SESSION_GONE_SQLSTATES):
         # Ended by the server, or a protocol state asyncpg did not expect (a session that
         # ended mid-operation): the connection cannot be used again.
         context.is_disconnect = True
-    elif not sqlstate.startswith(_UNAVAILABLE_SQLSTATES):
+    elif not sqlstate.startswith(UNAVAILABLE_SQLSTATES):
         return None
     if isinstance(error, OperationalError):
         return None

@@ -1,11 +1,12 @@
-"""A SQLite connection used on the event loop's own thread, for Core statements.
+"""A sqlite3 connection of the process's own, for Core statements, without aiosqlite.
 
 aiosqlite hands every statement to a thread of its own and back, and SQLAlchemy's execution
-path costs more than a small statement does (`core.prepared`); a statement that finds the
-database free takes microseconds, so it runs here, on the loop, and holds it no longer. What
-could hold it longer is bounded by the caller: a read (WAL: a reader never waits for a writer)
-waits at most `busy_s` for a connection recovering the log after a crash; a unit of work
-(`core.writer`) takes the write lock before its first statement, waiting for it off the loop.
+path costs more than a small statement does (`core.prepared`). Two of these run: the look-ups'
+reader, on the event loop's own thread (a read that finds the database free takes
+microseconds; WAL: a reader never waits for a writer, and `busy_s` bounds the one wait left, a
+connection recovering the log after a crash), and the command path's writer, whose units of
+work each run whole on a thread of their own (`core.writer`), where the wait for the write
+lock happens.
 
 A driver error is raised as SQLAlchemy raises it (`DBAPIError.instance`: an IntegrityError for
 a broken constraint, an OperationalError for a lock wait or a full disk), with no parameter
@@ -26,7 +27,7 @@ from lisan.core.prepared import PreparedCache, Rows
 
 class InlineSQLite:
     """One sqlite3 connection in autocommit (the caller says BEGIN), used whole by one caller
-    at a time on the loop's thread; `execute` answers as an AsyncConnection's does."""
+    at a time; `execute` answers as an AsyncConnection's does, and never suspends."""
 
     def __init__(
         self, path: str, dialect: Dialect, *, busy_s: float, read_only: bool = False
@@ -35,7 +36,7 @@ class InlineSQLite:
         self.connection = sqlite3.connect(
             path,
             isolation_level=None,  # no implicit transactions: BEGIN is the caller's
-            check_same_thread=False,  # a writer may wait for the lock on another thread
+            check_same_thread=False,  # the writer is opened on the loop, used on its own thread
         )
         self._prepared = PreparedCache(dialect)
         self.run("PRAGMA foreign_keys=ON")
@@ -55,7 +56,7 @@ class InlineSQLite:
     async def execute(
         self, statement: ClauseElement, parameters: dict[str, Any] | None = None
     ) -> Rows:
-        """Run one Core statement now (it never yields to the loop)."""
+        """Run one Core statement now, on the caller's thread."""
         prepared = self._prepared.get(statement, parameters or {})
         sql, values = prepared.arguments(parameters or {})
         try:

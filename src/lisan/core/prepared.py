@@ -19,7 +19,7 @@ compile time, never run with a column missing.
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,7 +44,8 @@ class Prepared:
     sql: str
     names: tuple[str, ...]  # bind parameters, in the order the driver takes them
     fixed: dict[str, Any]  # values the statement carries itself, by name
-    binds: tuple[Convert, ...]
+    binds: tuple[Convert, ...]  # the converter of each, in that order
+    converters: Mapping[str, Convert]  # the same by name, for a list parameter's expansion
     results: tuple[Convert, ...]
     row: type[tuple[Any, ...]] | None  # a named tuple of the columns returned, if any
     compiled: Any  # SQLAlchemy's compiled form, for a statement with a list parameter
@@ -59,30 +60,35 @@ class Prepared:
             raise NoDefaultsHere(f"{type(statement).__name__} needs column defaults computed")
         names = tuple(compiled.positiontup or ())
         fixed = {
-            name: bind.effective_value
-            for name, bind in ((name, compiled.binds[name]) for name in names)
-            if not bind.required
+            name: compiled.binds[name].effective_value
+            for name in names
+            if not compiled.binds[name].required
         }
         binds = tuple(
             compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
             for name in names
         )
+        converters = dict(zip(names, binds, strict=True))
         columns = _returned(statement)
         results = tuple(
             kind.dialect_impl(dialect).result_processor(dialect, None) for _, kind in columns
         )
         row = _row_of([key for key, _ in columns]) if columns else None
         expanding = bool(getattr(compiled, "post_compile_params", None))
-        return cls(str(compiled), names, fixed, binds, results, row, compiled, expanding)
+        return cls(
+            str(compiled), names, fixed, binds, converters, results, row, compiled, expanding
+        )
 
     def arguments(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         """The SQL and its positional values for `parameters`, converted for the driver."""
         if self.expanding:
             state = self.compiled.construct_expanded_state({**self.fixed, **parameters})
             # Its processors are the expanded parameters'; the others' are the statement's.
-            processors = {**dict(zip(self.names, self.binds, strict=True)), **state.processors}
+            expanded, own = state.processors, self.converters
             values = tuple(
-                value if (convert := processors.get(name)) is None else convert(value)
+                value
+                if (convert := expanded.get(name) or own.get(name)) is None
+                else convert(value)
                 for name, value in zip(state.positiontup, state.positional_parameters, strict=True)
             )
             return state.statement, values

@@ -29,10 +29,12 @@ from lisan.core.prepared import PreparedCache, Rows
 
 T = TypeVar("T")
 
-# 08 connection exception, 53 insufficient resources, 57 operator intervention; of them, 08
-# and 57P leave no usable session (as core.database reads them for the engine).
-_UNAVAILABLE_SQLSTATES = ("08", "53", "57")
-_SESSION_GONE_SQLSTATES = ("08", "57P")
+# SQLSTATEs of a PostgreSQL that cannot serve now, here and for the engine (core.database): 08
+# connection exception, 53 insufficient resources (too many connections), 57 operator
+# intervention (shutting down, starting up, statement timeout). 08 and 57P (the server ended
+# the session) leave no usable connection.
+UNAVAILABLE_SQLSTATES = ("08", "53", "57")
+SESSION_GONE_SQLSTATES = ("08", "57P")
 _CONNECTION_GONE = (
     OSError,
     TimeoutError,
@@ -128,7 +130,7 @@ def _as_sqlalchemy(sql: str, error: Exception) -> StatementError:
     sqlstate = str(getattr(error, "sqlstate", None) or "")
     if isinstance(error, asyncpg.IntegrityConstraintViolationError):
         return IntegrityError(sql, None, error, hide_parameters=True)
-    gone = isinstance(error, _CONNECTION_GONE) or sqlstate.startswith(_SESSION_GONE_SQLSTATES)
-    if gone or sqlstate.startswith(_UNAVAILABLE_SQLSTATES):
+    gone = isinstance(error, _CONNECTION_GONE) or sqlstate.startswith(SESSION_GONE_SQLSTATES)
+    if gone or sqlstate.startswith(UNAVAILABLE_SQLSTATES):
         return OperationalError(sql, None, error, hide_parameters=True, connection_invalidated=gone)
     return DBAPIError(sql, None, error, hide_parameters=True)

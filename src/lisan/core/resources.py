@@ -31,8 +31,8 @@ class Resources:
     # the write lock up front.
     write_engine: AsyncEngine
     sessions: async_sessionmaker[AsyncSession]  # units of work on `write_engine`
-    # Units of work of Core statements (the command path's): on `write_engine`, or on SQLite
-    # on a connection of their own on the loop's thread.
+    # Units of work of Core statements (the command path's): on `write_engine`'s pool, or on
+    # SQLite on a connection and a thread of their own.
     writer: Writer
     # Read-only units of work: on SQLite on `engine`, so a pure read never takes (or waits
     # for) the write lock; on PostgreSQL the same as `sessions` (reads never wait there).
