@@ -64,8 +64,6 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -83,6 +81,7 @@ from bench.common import (
     postgres_cpu_seconds,
     process,
     process_tree,
+    profiled,
     wrk_field,
     wrk_millis,
 )
@@ -100,7 +99,6 @@ RSS_EARLY_S = 5.0  # "RSS at ~5 s" into a round
 FLOOR_SETTLE_S = 2.0  # the floor records no events to wait for: its in-flight commands end in this
 SETTLE_LIMIT_S = 20.0  # after a round, how long in-flight commands get to finish and be recorded
 PROFILE_LIMIT_S = 15
-PROFILE_RATE_HZ = 250  # --native pauses the server at each sample; without it, 1000 Hz
 
 
 @dataclass
@@ -220,36 +218,6 @@ class RssSampler:
                 raise ValueError(f"no {name} in {status}")
             total += int(match.group(1))
         return total
-
-
-@contextmanager
-def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
-    """py-spy recording `pid` for `seconds` in the background, when `output` is given: Python
-    frames only, without pausing the server; with PROFILE_NATIVE=1 in the environment, the C
-    under them too (uvloop, the drivers, ggml), pausing the server at each sample, so that
-    round's own figures are not the bench's."""
-    if output is None:
-        yield
-        return
-    spy = ROOT / ".venv" / "bin" / "py-spy"
-    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw"]
-    native = os.environ.get("PROFILE_NATIVE") == "1"
-    command += ["--native"] if native else ["--nonblocking"]
-    command += ["--rate", str(PROFILE_RATE_HZ if native else 1000), "--subprocesses"]
-    recorder = subprocess.Popen(
-        [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-    )
-    try:
-        yield
-    finally:
-        try:
-            _, errors = recorder.communicate(timeout=seconds + 30)
-        except subprocess.TimeoutExpired:
-            recorder.kill()
-            recorder.communicate(timeout=5)
-            errors = b"timed out"
-        if recorder.returncode != 0:
-            print(f"  py-spy failed: {errors.decode(errors='replace').strip()[-300:]}")
 
 
 # --- wrk -------------------------------------------------------------------------------------

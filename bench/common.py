@@ -172,3 +172,36 @@ def add_decoder_settings(parser: argparse.ArgumentParser) -> None:
         default=GARBAGE_WEIGHT,
         help="the garbage loop's prior to measure, \"off\" for none (default: the product's)",
     )
+
+
+PROFILE_RATE_HZ = 250  # --native pauses the server at each sample; without it, 1000 Hz
+
+
+@contextmanager
+def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
+    """py-spy recording `pid` for `seconds` in the background, when `output` is given: Python
+    frames only, without pausing the server; with PROFILE_NATIVE=1 in the environment, the C
+    under them too (uvloop, the drivers, ggml), pausing the server at each sample, so that
+    round's own figures are not the bench's."""
+    if output is None:
+        yield
+        return
+    spy = ROOT / ".venv" / "bin" / "py-spy"
+    command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw"]
+    native = os.environ.get("PROFILE_NATIVE") == "1"
+    command += ["--native"] if native else ["--nonblocking"]
+    command += ["--rate", str(PROFILE_RATE_HZ if native else 1000), "--subprocesses"]
+    recorder = subprocess.Popen(
+        [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        yield
+    finally:
+        try:
+            _, errors = recorder.communicate(timeout=seconds + 30)
+        except subprocess.TimeoutExpired:
+            recorder.kill()
+            recorder.communicate(timeout=5)
+            errors = b"timed out"
+        if recorder.returncode != 0:
+            print(f"  py-spy failed: {errors.decode(errors='replace').strip()[-300:]}")

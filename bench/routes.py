@@ -2,7 +2,7 @@
 PostgreSQL.
 
     .venv/bin/python -m bench.routes [--database sqlite|postgres|both] [--rounds 5]
-                                     [--route users-me ...]
+                                     [--route users-me ...] [--profile FILE]
 
 The floors are `bench/floors.py`: the shared floor (`bench/floor_app.py`, a verbatim copy of
 `../shared/bench/floor_app.py`, for `/v1/users/me` and `/v1/vocabulary`) and the ones written
@@ -12,7 +12,9 @@ same data (one user and device, 50 vocabulary terms, 8 apps decided 12 times); w
 pinned to core 1) loads them in alternating rounds. Reported per route: median requests/s,
 p50/p99, the ratio of the service's throughput to the floor's, and the server's CPU per
 request (its process's user + system time over the round, from /proc, over the requests
-wrk completed). Needs `wrk` and `taskset` and, for PostgreSQL, the server at 127.0.0.1:5432.
+wrk completed). With --profile FILE, py-spy records each server through its first round of
+each route (`FILE.<database>.<route>.service` and `.floor`; see `bench.common.profiled`).
+Needs `wrk` and `taskset` and, for PostgreSQL, the server at 127.0.0.1:5432.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from bench.common import (
     free_port,
     fresh_postgres_database,
     process,
+    profiled,
     wrk_field,
     wrk_millis,
 )
@@ -132,7 +135,12 @@ def fill_service(url: str) -> dict[str, str]:
 
 
 def run(
-    kind: str, routes: list[Route], rounds: int, seconds: int, connections: int
+    kind: str,
+    routes: list[Route],
+    rounds: int,
+    seconds: int,
+    connections: int,
+    profile: Path | None = None,
 ) -> dict[str, tuple[Sample, Sample]]:
     workdir = Path(tempfile.mkdtemp(prefix="lisan-bench-"))
     service_db, floor_env = fresh_databases(kind, workdir)
@@ -171,9 +179,13 @@ def run(
                     wrk(base + route.path, headers, 2, connections, route.body, pid)  # warm-up
                 for round_number in range(rounds):
                     for name, (base, headers, pid) in targets.items():
-                        sample = wrk(
-                            base + route.path, headers, seconds, connections, route.body, pid
-                        )
+                        spied = None
+                        if profile is not None and round_number == 0:
+                            spied = profile.with_name(f"{profile.name}.{kind}.{route.name}.{name}")
+                        with profiled(pid, spied, seconds):
+                            sample = wrk(
+                                base + route.path, headers, seconds, connections, route.body, pid
+                            )
                         samples[name].append(sample)
                         print(
                             f"  {kind} {route.name} round {round_number + 1} {name:7}: "
@@ -216,6 +228,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--route", action="append", choices=[r.name for r in ROUTES])
+    parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
     args = parser.parse_args()
     for tool in ("wrk", "taskset"):
         if shutil.which(tool) is None:
@@ -224,7 +237,8 @@ def main() -> None:
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(f"wrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} alternating rounds")
     results = {
-        kind: run(kind, routes, args.rounds, args.seconds, args.connections) for kind in kinds
+        kind: run(kind, routes, args.rounds, args.seconds, args.connections, args.profile)
+        for kind in kinds
     }
     print(
         "\n| route | database | service req/s | floor req/s | ratio | service CPU us/req "

@@ -37,18 +37,21 @@ from lisan.worker import Worker
 
 log = logging.getLogger(__name__)
 
+# Busiest first: a request is matched against the routes in this order, one path pattern after
+# another, about 2 us each (a telemetry event paid 35 us more as the 18th route than as the
+# first, measured). No two routers share a path, so the order changes nothing else.
 ROUTERS = (
-    probes_router,
-    auth_router,
-    users_router,
     commands_router,
-    consent_router,
-    deletion_router,
-    grants_router,
+    users_router,
     vocabulary_router,
+    grants_router,
     telemetry_router,
     billing_router,
+    consent_router,
+    auth_router,
     phrases_router,
+    deletion_router,
+    probes_router,
     admin_router,
 )
 

@@ -159,7 +159,7 @@ class Worker:
         done = {name: await _one_batch(name, purge, limit) for name, purge in self._purges.items()}
         removed = {name: batch.removed for name, batch in done.items()}
         for name, count in removed.items():
-            metrics.PURGED.labels(name).inc(count)
+            metrics.labelled(metrics.PURGED, name).inc(count)
         try:
             await self._jobs.count()
         except Exception as exc:  # the deletion gauges wait for the next purge

@@ -240,7 +240,7 @@ async def validate(resources: Resources, command: Command, progress: Progress) -
     async with resources.lookups.connection() as db:
         granted = await grants.granted_packages(db, command.user_id, needed)
     checked = _checked(command, progress, frozenset(granted))
-    metrics.COMMAND_STAGE.labels(Stage.VALIDATION).observe(time.perf_counter() - since)
+    metrics.labelled(metrics.COMMAND_STAGE, Stage.VALIDATION).observe(time.perf_counter() - since)
     return progress.lap(Stage.VALIDATION, since, checked=checked, grants_seen=frozenset(granted))
 
 

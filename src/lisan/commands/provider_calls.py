@@ -42,9 +42,9 @@ async def call_provider(call: str, stage: Stage, awaitable: Awaitable[T]) -> T:
         elapsed = time.perf_counter() - started
         if outcome is not None:
             bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
-            metrics.PROVIDER_CALL_TOTAL.labels(call, bounded).inc()
-        metrics.PROVIDER_DURATION.labels(call).observe(elapsed)
-        metrics.COMMAND_STAGE.labels(stage).observe(elapsed)
+            metrics.labelled(metrics.PROVIDER_CALL_TOTAL, call, bounded).inc()
+        metrics.labelled(metrics.PROVIDER_DURATION, call).observe(elapsed)
+        metrics.labelled(metrics.COMMAND_STAGE, stage).observe(elapsed)
 
 
 def _client_error(failure: ProviderError) -> LisanError:

@@ -85,7 +85,7 @@ class DatabaseTrouble:
         """Count and log `failure` as the trouble it is; the episode it belongs to."""
         episode = self.classify(failure)
         overloaded = episode is self.overload
-        metrics.DB_FAULTS.labels("overloaded" if overloaded else "unavailable").inc()
+        metrics.labelled(metrics.DB_FAULTS, "overloaded" if overloaded else "unavailable").inc()
         if isinstance(failure, PoolTimeout):
             metrics.DB_POOL_WAITS.inc()
         episode.failed(type(failure).__name__)

@@ -50,6 +50,14 @@ class ConsoleFormatter(logging.Formatter):
 
 
 def configure_logging(settings: Settings) -> None:
+    # What no line of ours shows, not gathered for every record: the caller's file and line
+    # (a frame walk), the process id (a system call), the thread and process names. The
+    # switches the logging HOWTO names for this ("Optimization"); the access log's line cost
+    # about 20 us less a request in the server with them.
+    logging.logProcesses = False
+    logging.logThreads = False
+    logging.logMultiprocessing = False
+    logging._srcfile = None
     handler = logging.StreamHandler(sys.stderr)
     formatter = JsonFormatter() if settings.log_format is LogFormat.JSON else ConsoleFormatter()
     handler.setFormatter(formatter)

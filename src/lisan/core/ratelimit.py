@@ -98,7 +98,7 @@ class RateLimiter:
             finally:
                 self._probing = False
         if self._redis is not None:  # meant for Redis, counted in this process instead
-            metrics.REDIS_FALLBACKS.labels("rate_limit").inc()
+            metrics.labelled(metrics.REDIS_FALLBACKS, "rate_limit").inc()
         await self._check(self._memory, item, key)
 
     def _redis_down(self, exc: Exception) -> None:

@@ -81,7 +81,7 @@ class Jobs:
             by_state = await repository.count_jobs_by_status(session)
             oldest = await repository.get_oldest_in_flight_time(session)
         for state in JobStatus:
-            metrics.DELETION_JOBS.labels(state.value).set(by_state.get(state.value, 0))
+            metrics.labelled(metrics.DELETION_JOBS, state.value).set(by_state.get(state.value, 0))
         age_s = 0.0 if oldest is None else (utcnow() - oldest).total_seconds()
         metrics.DELETION_OLDEST_QUEUED.set(max(0.0, age_s))
 
@@ -140,7 +140,7 @@ class Jobs:
                 raise _Overtaken
             if user_id is not None:  # nor does a failed job of theirs name them
                 await repository.update_jobs_forget_user(session, user_id)
-        metrics.DELETION_ATTEMPTS.labels("completed").inc()
+        metrics.labelled(metrics.DELETION_ATTEMPTS, "completed").inc()
         log.info("deletion job completed", extra=_fields(task_id, attempt))
 
     async def _failed_attempt(self, *, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
@@ -158,7 +158,7 @@ class Jobs:
                 session, task_id=task_id, attempt=attempt, values=values
             ):
                 return
-        metrics.DELETION_ATTEMPTS.labels("failed" if final else "retry").inc()
+        metrics.labelled(metrics.DELETION_ATTEMPTS, "failed" if final else "retry").inc()
         fields = {**_fields(task_id, attempt), "error": values["last_error"]}
         if final:
             log.error("deletion job out of attempts", extra=fields)

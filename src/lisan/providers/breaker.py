@@ -82,7 +82,7 @@ class ProviderBreaker:
     ) -> None:
         self._redis_url = redis_url
         self._circuit = circuit
-        self._gauge = metrics.BREAKER_OPEN.labels(call)
+        self._gauge = metrics.labelled(metrics.BREAKER_OPEN, call)
         self._gauge.set(0)
         self._threshold = threshold
         self._ttl_s = ttl_s
@@ -230,7 +230,7 @@ class ProviderBreaker:
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
         self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
-        metrics.REDIS_FALLBACKS.labels("breaker").inc()
+        metrics.labelled(metrics.REDIS_FALLBACKS, "breaker").inc()
         log.warning(
             "Redis failed: the voice provider circuit breaker keeps its state in this process",
             extra={"error": type(exc).__name__},

@@ -94,7 +94,7 @@ class TelemetryWriter:
         ):
             self._bytes -= _size(self._buffer.popleft().event)
             self.stats.dropped_overflow += 1
-            metrics.TELEMETRY_LOST.labels("overflow").inc()
+            metrics.labelled(metrics.TELEMETRY_LOST, "overflow").inc()
             if self.stats.dropped_overflow == 1 or self.stats.dropped_overflow % 1000 == 0:
                 log.warning(
                     "telemetry buffer full; dropping oldest",
@@ -130,7 +130,7 @@ class TelemetryWriter:
                 await self._task
             lost = len(self._buffer) + self._in_flight
             self.stats.lost_at_close = lost
-            metrics.TELEMETRY_LOST.labels("shutdown").inc(lost)
+            metrics.labelled(metrics.TELEMETRY_LOST, "shutdown").inc(lost)
             log.error("telemetry not flushed at shutdown", extra={"lost": lost})
         except Exception as exc:  # the writer died: say so, and let the engines be disposed
             log.error("telemetry writer failed", extra={"error": type(exc).__name__})
@@ -154,7 +154,7 @@ class TelemetryWriter:
                 await self._write_until_done(batch)
             except Exception as exc:  # whatever happens to one batch, the writer goes on
                 self.stats.dropped_error += self._in_flight
-                metrics.TELEMETRY_LOST.labels("error").inc(self._in_flight)
+                metrics.labelled(metrics.TELEMETRY_LOST, "error").inc(self._in_flight)
                 log.error(
                     "telemetry batch dropped after an unexpected error",
                     extra={"error": type(exc).__name__, "events": self._in_flight},
@@ -197,7 +197,7 @@ class TelemetryWriter:
                 await self._write([pending])
             except (IntegrityError, DataError):
                 self.stats.dropped_invalid += 1
-                metrics.TELEMETRY_LOST.labels("refused").inc()
+                metrics.labelled(metrics.TELEMETRY_LOST, "refused").inc()
                 log.warning("telemetry event refused by the database")
             except Exception:
                 return batch[index:]
@@ -226,7 +226,7 @@ class TelemetryWriter:
         self.stats.stored += len(batch) - foreign
         metrics.TELEMETRY_WRITTEN.inc(len(batch) - foreign)
         if foreign:
-            metrics.TELEMETRY_LOST.labels("refused").inc(foreign)
+            metrics.labelled(metrics.TELEMETRY_LOST, "refused").inc(foreign)
 
 
 def _size(event: TelemetryEvent) -> int:
