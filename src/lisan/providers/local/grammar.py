@@ -264,7 +264,7 @@ def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
     """A label as users say it: whole, and its single words of three letters or more."""
     if not words or len(words) > MAX_PHRASE_WORDS:
         return []
-    singles = [(w,) for w in words if len(w) >= 3 and w not in v.FUNCTION_WORDS]
+    singles = [(w,) for w in words if len(w) >= 3 and w not in v.COMMON_WORDS]
     return [words, *singles] if len(words) > 1 else [words]
 
 

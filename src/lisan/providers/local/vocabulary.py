@@ -9,6 +9,8 @@ command takes a count.
 
 from __future__ import annotations
 
+from lisan.core.text import FUNCTION_WORDS
+
 # English: the verb first. Each action's verbs, the first the one docs/offline-provider.md names.
 ENGLISH_VERBS = {
     "open": ("open", "launch", "start"),
@@ -23,10 +25,11 @@ ENGLISH_BACK = (("go", "back"), ("back",))
 ENGLISH_HOME = (("go", "home"), ("go", "to", "the", "home", "screen"))
 # Words said around a name that name nothing themselves ("tap the send button").
 ENGLISH_FILLERS = frozenset({"the", "a", "an", "on", "button", "app", "it", "to", "my"})
-# Words too common to name a node alone: "Your location" is said whole, never "your".
-FUNCTION_WORDS = ENGLISH_FILLERS | {
-    "your", "you", "our", "here", "there", "this", "that", "from", "with", "and", "for", "of",
-    "in", "at", "by", "all", "new", "more", "now",
+# Words too common to name a node alone, never listened for by themselves: the words that name
+# nothing (`core.text`'s function words), the fillers, and words many labels share ("Your
+# location" is said whole, never "your").
+COMMON_WORDS = FUNCTION_WORDS | ENGLISH_FILLERS | {
+    "your", "you", "our", "here", "there", "by", "all", "new", "more", "now",
 }  # fmt: skip
 
 # Amharic: Ge'ez words, the verb last, each with its meaning for the planner.
