@@ -40,8 +40,9 @@ Reported per round:
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
-With --profile FILE, py-spy records the server (raw, folded stacks; see `profiled`) for up
-to 15 s of round 1 of each database (FILE gets the database's name as a suffix); with
+With --profile FILE, py-spy records the server (raw, folded stacks; see
+`bench.common.profiled`) for up to 15 s of round 1 of each database (FILE gets the database's
+name as a suffix); with
 --server-log FILE, the server's log (stderr) is appended to FILE instead of going to /dev/null.
 Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
 """

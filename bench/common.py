@@ -174,23 +174,28 @@ def add_decoder_settings(parser: argparse.ArgumentParser) -> None:
     )
 
 
-PROFILE_RATE_HZ = 250  # --native pauses the server at each sample; without it, 1000 Hz
+PROFILE_RATES_HZ = {"nonblocking": 1000, "blocking": 100, "native": 250}
 
 
 @contextmanager
 def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
-    """py-spy recording `pid` for `seconds` in the background, when `output` is given: Python
-    frames only, without pausing the server; with PROFILE_NATIVE=1 in the environment, the C
-    under them too (uvloop, the drivers, ggml), pausing the server at each sample, so that
-    round's own figures are not the bench's."""
+    """py-spy recording `pid` for `seconds` in the background, when `output` is given.
+
+    PROFILE_MODE in the environment says how: `nonblocking` (the default: Python frames, the
+    server never paused, 1000 Hz; a stack read while it changes may come out cut short),
+    `blocking` (Python frames, the server paused at each sample, 100 Hz: whole stacks) or
+    `native` (the C under them too: uvloop, the drivers, ggml; paused, 250 Hz). A pausing mode
+    slows the server, so that round's own figures are not the bench's."""
     if output is None:
         yield
         return
     spy = ROOT / ".venv" / "bin" / "py-spy"
     command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw"]
-    native = os.environ.get("PROFILE_NATIVE") == "1"
-    command += ["--native"] if native else ["--nonblocking"]
-    command += ["--rate", str(PROFILE_RATE_HZ if native else 1000), "--subprocesses"]
+    mode = os.environ.get("PROFILE_MODE", "nonblocking")
+    if mode not in PROFILE_RATES_HZ:
+        raise SystemExit(f"PROFILE_MODE={mode}: one of {', '.join(PROFILE_RATES_HZ)}")
+    command += {"nonblocking": ["--nonblocking"], "blocking": [], "native": ["--native"]}[mode]
+    command += ["--rate", str(PROFILE_RATES_HZ[mode]), "--subprocesses"]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
