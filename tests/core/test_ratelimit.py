@@ -15,7 +15,7 @@ from asgi_lifespan import LifespanManager
 from lisan.app import create_app
 from lisan.core import ratelimit
 from lisan.core.errors import TooManyRequests
-from lisan.core.ratelimit import RateLimiter
+from lisan.core.ratelimit import RateLimiter, SweptMemoryStorage
 from lisan.core.settings import Settings
 from tests.fixtures.app import client_for
 from tests.fixtures.devices import new_install_id
@@ -43,6 +43,54 @@ async def test_keys_are_counted_apart() -> None:
     await limiter.hit("1/minute", "test", "b")
     with pytest.raises(TooManyRequests):
         await limiter.hit("1/minute", "test", "a")
+
+
+def _memory_of(limiter: RateLimiter) -> SweptMemoryStorage:
+    storage = limiter._memory.storage
+    assert isinstance(storage, SweptMemoryStorage)
+    return storage
+
+
+def _counting_sweeps(limiter: RateLimiter) -> list[int]:
+    """A list whose length is the number of sweeps the limiter's memory storage has begun."""
+    storage = _memory_of(limiter)
+    sweep = storage._MemoryStorage__expire_events  # type: ignore[attr-defined]
+    begun: list[int] = []
+
+    async def counted() -> None:  # the library's walk over every key, counted
+        begun.append(1)
+        await sweep()
+
+    storage._MemoryStorage__expire_events = counted  # type: ignore[attr-defined]
+    return begun
+
+
+async def test_hits_in_memory_never_sweep_every_key_more_than_once_a_second() -> None:
+    """Each sweep of the memory storage walks every key it holds: however many hits come, with
+    the loop turning between them as between requests, one sweep begins within a second (the
+    library as shipped began one for each hit)."""
+    limiter = RateLimiter(None)
+    sweeps = _counting_sweeps(limiter)
+    for client in range(40):
+        await limiter.hit_in_process("100/minute", "test", f"client-{client}")
+        await asyncio.sleep(0)
+    assert len(sweeps) == 1
+
+
+async def test_expired_keys_are_still_swept_from_memory(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A key whose window has passed is removed by the next sweep: memory does not grow with
+    every client ever seen."""
+    monkeypatch.setattr(ratelimit, "SWEEP_EVERY_S", 0.0)
+    limiter = RateLimiter(None)
+    storage = _memory_of(limiter)
+    await limiter.hit_in_process("100/minute", "test", "gone")
+    for key in storage.expirations:
+        storage.expirations[key] = 0.0  # its window long past
+    await limiter.hit_in_process("100/minute", "test", "here")
+    assert storage.timer is not None
+    await storage.timer  # the sweep that hit began
+    assert [key for key in storage.storage if "gone" in key] == []
+    assert [key for key in storage.storage if "here" in key]
 
 
 @pytest.fixture

@@ -2,6 +2,9 @@
 
 If Redis fails mid-run the limits fall back to in-process memory (logged once per outage) and
 Redis is tried again after a pause, so an outage never stops the service answering.
+
+The memory storage is the library's, its sweep of expired keys made at most once a second
+(`SweptMemoryStorage`): as shipped, every counted hit starts a sweep of every key it holds.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ log = logging.getLogger(__name__)
 
 REDIS_RETRY_AFTER_S = 30.0
 REDIS_TIMEOUT_S = 0.5
+SWEEP_EVERY_S = 1.0
 
 
 def client_ip(request: Request) -> str:
@@ -35,6 +39,30 @@ def client_ip(request: Request) -> str:
 @cache
 def parse_limit(text: str) -> RateLimitItem:
     return parse(text)
+
+
+class SweptMemoryStorage(MemoryStorage):
+    """The library's memory storage, sweeping its expired keys at most every `SWEEP_EVERY_S`.
+
+    As shipped, each increment schedules a task that walks every key held whenever the last
+    one has ended: on a loop that turns between requests that is a sweep of all keys per hit,
+    and the in-process limits hold a key or two per client IP and per user. Measured, one hit
+    with the loop turning after it: 20 us with 10 keys held, 1.0 ms with 10,000, 5.6 ms with
+    50,000 (a command makes two); swept once a second: 14, 16 and 21 us. A sweep only gives
+    back memory: a key read after its expiry counts as empty whether swept or not.
+
+    The hook is the library's private `__schedule_expiry`, called once per increment; a test
+    holds that it is still called, so an upgrade that renames it fails loudly.
+    """
+
+    _next_sweep = 0.0
+
+    async def _MemoryStorage__schedule_expiry(self) -> None:
+        now = time.monotonic()
+        if now < self._next_sweep:
+            return
+        self._next_sweep = now + SWEEP_EVERY_S
+        await super()._MemoryStorage__schedule_expiry()  # type: ignore[misc]
 
 
 class RateLimiter:
@@ -48,7 +76,7 @@ class RateLimiter:
     """
 
     def __init__(self, redis_url: str | None) -> None:
-        self._memory = SlidingWindowCounterRateLimiter(MemoryStorage())
+        self._memory = SlidingWindowCounterRateLimiter(SweptMemoryStorage())
         self._redis: SlidingWindowCounterRateLimiter | None = None
         if redis_url:
             storage = RedisStorage(
