@@ -1,0 +1,105 @@
+"""Builds of the service side by side on one route, in alternating rounds: what a change costs
+or saves, measured in the server rather than in a micro-benchmark.
+
+    .venv/bin/python -m bench.builds [--route users-me] [--rounds 4] [--seconds 8]
+        NAME=SRC[:KEY=VALUE,...] NAME=SRC ...
+
+Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this
+one) with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0
+on a SQLite database of its own holding the bench's data (`bench.routes.fill_service`); wrk
+(pinned to core 1) loads them in turn, round after round. Reported: each build's median server
+CPU per request and requests/s. To price one layer, copy the tree, remove the layer, and run
+both: `bench.builds base=. without-log=/tmp/copy`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.common import ROOT, free_port, process
+from bench.routes import ROUTES, SERVER_CORE, Sample, fill_service, wrk
+
+
+@dataclass(frozen=True)
+class Build:
+    name: str
+    source: Path
+    settings: dict[str, str]
+
+    @classmethod
+    def parse(cls, text: str) -> Build:
+        name, _, rest = text.partition("=")
+        source, _, settings = rest.partition(":")
+        pairs = dict(item.split("=", 1) for item in settings.split(",") if item)
+        path = (ROOT if source in ("", ".") else Path(source)).resolve()
+        if not (path / "src" / "lisan").is_dir():
+            raise SystemExit(f"{name}: no src/lisan under {path}")
+        return cls(name, path, pairs)
+
+
+def environment(build: Build, workdir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
+    env |= {
+        "PYTHONPATH": f"{build.source / 'src'}:{ROOT}",
+        "LISAN_DATABASE_URL": f"sqlite+aiosqlite:///{workdir}/{build.name}.db",
+        # The limiter still runs on every request; it just never says no during the bench.
+        "LISAN_RATE_LIMIT_USER": "1000000000/minute",
+        "LISAN_RATE_LIMIT_IP": "1000000000/minute",
+        "LISAN_RATE_LIMIT_REGISTER": "1000000000/minute",
+    }
+    return env | build.settings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--route", default="users-me", choices=[r.name for r in ROUTES])
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=int, default=8)
+    parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("builds", nargs="+", type=Build.parse)
+    args = parser.parse_args()
+    route = next(r for r in ROUTES if r.name == args.route)
+    samples: dict[str, list[Sample]] = {build.name: [] for build in args.builds}
+    with contextlib.ExitStack() as stack:
+        workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lisan-builds-")))
+        targets = []
+        for build in args.builds:
+            port = free_port()
+            url = f"http://127.0.0.1:{port}"
+            command = ["taskset", "-c", SERVER_CORE, sys.executable, "-m", "lisan", "serve"]
+            env = environment(build, workdir)
+            pid = stack.enter_context(
+                process([*command, "--port", str(port)], env, url + "/health")
+            )
+            headers = fill_service(url)
+            wrk(url + route.path, headers, 2, args.connections, route.body, pid)  # warm-up
+            targets.append((build.name, url, headers, pid))
+        for number in range(args.rounds):
+            for name, url, headers, pid in targets:
+                sample = wrk(
+                    url + route.path, headers, args.seconds, args.connections, route.body, pid
+                )
+                samples[name].append(sample)
+                print(
+                    f"  round {number + 1} {name:16} {sample.requests_per_s:7.0f} req/s  "
+                    f"CPU {sample.cpu_us:6.1f} us/req  non-2xx {sample.non_2xx}",
+                    flush=True,
+                )
+    with open("/proc/loadavg") as load:
+        print(f"load average {' '.join(load.read().split()[:3])}")
+    print(f"\n| build | {route.path} CPU us/req | req/s | non-2xx |\n|---|---|---|---|")
+    for name, taken in samples.items():
+        cpu = statistics.median(s.cpu_us for s in taken)
+        rate = statistics.median(s.requests_per_s for s in taken)
+        print(f"| {name} | {cpu:.1f} | {rate:.0f} | {sum(s.non_2xx for s in taken)} |")
+
+
+if __name__ == "__main__":
+    main()
