@@ -1,5 +1,5 @@
 """The in-process rate limit's cost per hit against the number of keys it holds: `limits`'
-memory storage as shipped beside `lisan.core.ratelimit.SweptMemoryStorage`.
+memory storage as shipped beside `lisan.core.ratelimit.swept_memory_storage`.
 
     .venv/bin/python -m bench.rate_limits [--hits 2000] [--keys 10 10000 50000]
 
@@ -17,7 +17,7 @@ from limits import parse
 from limits.aio.storage import MemoryStorage
 from limits.aio.strategies import SlidingWindowCounterRateLimiter
 
-from lisan.core.ratelimit import SweptMemoryStorage
+from lisan.core.ratelimit import swept_memory_storage
 
 LIMIT = parse("1000000000/minute")
 
@@ -39,7 +39,7 @@ async def run(keys: list[int], hits: int) -> None:
     print("|---|---|---|")
     for count in keys:
         shipped = await cost_per_hit_us(MemoryStorage(), count, hits)
-        swept = await cost_per_hit_us(SweptMemoryStorage(), count, hits)
+        swept = await cost_per_hit_us(swept_memory_storage(), count, hits)
         print(f"| {count} | {shipped:.1f} | {swept:.1f} |", flush=True)
 
 

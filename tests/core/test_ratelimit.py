@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 import redis.asyncio as redis
 from asgi_lifespan import LifespanManager
+from limits.aio.storage import MemoryStorage
 
 from lisan.app import create_app
 from lisan.core import ratelimit
 from lisan.core.errors import TooManyRequests
-from lisan.core.ratelimit import RateLimiter, SweptMemoryStorage
+from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
 from tests.fixtures.app import client_for
 from tests.fixtures.devices import new_install_id
@@ -45,9 +46,9 @@ async def test_keys_are_counted_apart() -> None:
         await limiter.hit("1/minute", "test", "a")
 
 
-def _memory_of(limiter: RateLimiter) -> SweptMemoryStorage:
+def _memory_of(limiter: RateLimiter) -> MemoryStorage:
     storage = limiter._memory.storage
-    assert isinstance(storage, SweptMemoryStorage)
+    assert isinstance(storage, MemoryStorage)
     return storage
 
 
