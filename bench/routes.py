@@ -43,6 +43,7 @@ from bench.common import (
     wrk_millis,
 )
 from bench.floors import PACKAGES
+from bench.service import UNREFUSED_LIMITS
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/"
 INSTALL_ID = "bench-install-0000000001"
@@ -147,10 +148,7 @@ def run(
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("LISAN_", "FLOOR_"))},
         "LISAN_DATABASE_URL": service_db,
-        # The limiter still runs on every request; it just never says no during the bench.
-        "LISAN_RATE_LIMIT_USER": "1000000000/minute",
-        "LISAN_RATE_LIMIT_IP": "1000000000/minute",
-        "LISAN_RATE_LIMIT_REGISTER": "1000000000/minute",
+        **UNREFUSED_LIMITS,
     }
     floor_env = {**env, **floor_env}
     subprocess.run([sys.executable, "-m", "bench.floors", "setup"], env=floor_env, check=True)
