@@ -17,14 +17,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import statistics
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from bench.common import ROOT, free_port, process
-from bench.routes import ROUTES, SERVER_CORE, Sample, fill_service, wrk
+from bench.routes import ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
 from bench.service import UNREFUSED_LIMITS
 
 
@@ -77,6 +76,7 @@ def main() -> None:
                 process([*command, "--port", str(port)], env, url + "/health")
             )
             headers = fill_service(url)
+            check(url + route.path, headers, route.body)
             wrk(url + route.path, headers, 2, args.connections, route.body, pid)  # warm-up
             targets.append((build.name, url, headers, pid))
         for number in range(args.rounds):
@@ -94,9 +94,10 @@ def main() -> None:
         print(f"load average {' '.join(load.read().split()[:3])}")
     print(f"\n| build | {route.path} CPU us/req | req/s | non-2xx |\n|---|---|---|---|")
     for name, taken in samples.items():
-        cpu = statistics.median(s.cpu_us for s in taken)
-        rate = statistics.median(s.requests_per_s for s in taken)
-        print(f"| {name} | {cpu:.1f} | {rate:.0f} | {sum(s.non_2xx for s in taken)} |")
+        typical = median(taken)
+        print(
+            f"| {name} | {typical.cpu_us:.1f} | {typical.requests_per_s:.0f} | {typical.non_2xx} |"
+        )
 
 
 if __name__ == "__main__":

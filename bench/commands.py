@@ -42,8 +42,8 @@ Reported per round:
 
 With --profile FILE, py-spy records the server (raw, folded stacks; see
 `bench.common.profiled`) for up to 15 s of round 1 of each database (FILE gets the database's
-name as a suffix); with
---server-log FILE, the server's log (stderr) is appended to FILE instead of going to /dev/null.
+name as a suffix); with --server-log FILE, the server's log (stderr) is appended to FILE
+instead of going to /dev/null.
 Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
 """
 

@@ -174,7 +174,12 @@ def add_decoder_settings(parser: argparse.ArgumentParser) -> None:
     )
 
 
-PROFILE_RATES_HZ = {"nonblocking": 1000, "blocking": 100, "native": 250}
+# py-spy's flags and sampling rate (Hz) for each PROFILE_MODE.
+PROFILE_MODES = {
+    "nonblocking": (["--nonblocking"], 1000),
+    "blocking": ([], 100),
+    "native": (["--native"], 250),
+}
 
 
 @contextmanager
@@ -192,10 +197,10 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
     spy = ROOT / ".venv" / "bin" / "py-spy"
     command = [str(spy), "record", "-p", str(pid), "-d", str(seconds), "-f", "raw"]
     mode = os.environ.get("PROFILE_MODE", "nonblocking")
-    if mode not in PROFILE_RATES_HZ:
-        raise SystemExit(f"PROFILE_MODE={mode}: one of {', '.join(PROFILE_RATES_HZ)}")
-    command += {"nonblocking": ["--nonblocking"], "blocking": [], "native": ["--native"]}[mode]
-    command += ["--rate", str(PROFILE_RATES_HZ[mode]), "--subprocesses"]
+    if mode not in PROFILE_MODES:
+        raise SystemExit(f"PROFILE_MODE={mode}: one of {', '.join(PROFILE_MODES)}")
+    flags, rate_hz = PROFILE_MODES[mode]
+    command += [*flags, "--rate", str(rate_hz), "--subprocesses"]
     recorder = subprocess.Popen(
         [*command, "-o", str(output)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
