@@ -8,7 +8,9 @@ work out on every execution: the SQL, the order of its parameters, the values a 
 carries itself, and SQLAlchemy's own converters for each parameter and each column returned, so
 a value is written and read back exactly as the engine would (a UUID as SQLite's 32 hex
 characters, a datetime as its string). A list parameter (`IN`, an expanding bind) is expanded
-per call by SQLAlchemy's own `construct_expanded_state`.
+by SQLAlchemy's own `construct_expanded_state`, once for each length of list seen (it costs
+10-20 us a call, and the command path's grants read runs on every command); the values are
+then placed by position.
 
 Only what the raw paths run is handled: SELECT, and INSERT, UPDATE and DELETE with or without
 RETURNING, whose values come from the parameters (an INSERT is compiled for the keys it is
@@ -31,10 +33,22 @@ from sqlalchemy.sql.elements import ClauseElement
 
 Convert = Callable[[Any], Any] | None
 MAX_PREPARED = 256  # statements kept per connection: module constants, so few and lasting
+MAX_EXPANSIONS = 32  # lengths of list kept per statement (a command's packages: a handful)
 
 
 class NoDefaultsHere(TypeError):
     """A statement whose column defaults SQLAlchemy computes in Python: run it on an engine."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Expansion:
+    """A statement with list parameters, expanded for one length of each list: its SQL, where
+    each positional value comes from (a parameter's name, and its index if it is a list's
+    element) and the converter of each."""
+
+    sql: str
+    sources: tuple[tuple[str, int | None], ...]
+    binds: tuple[Convert, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,9 +61,11 @@ class Prepared:
     binds: tuple[Convert, ...]  # the converter of each, in that order
     converters: Mapping[str, Convert]  # the same by name, for a list parameter's expansion
     results: tuple[Convert, ...]
+    converting: tuple[tuple[int, Callable[[Any], Any]], ...]  # the results that have one
     row: type[tuple[Any, ...]] | None  # a named tuple of the columns returned, if any
     compiled: Any  # SQLAlchemy's compiled form, for a statement with a list parameter
-    expanding: bool
+    lists: tuple[str, ...]  # the list parameters' names (none: nothing to expand)
+    expansions: dict[tuple[int, ...], _Expansion]  # by the lists' lengths
 
     @classmethod
     def of(cls, statement: ClauseElement, dialect: Dialect, keys: Sequence[str]) -> Prepared:
@@ -74,24 +90,24 @@ class Prepared:
             kind.dialect_impl(dialect).result_processor(dialect, None) for _, kind in columns
         )
         row = _row_of([key for key, _ in columns]) if columns else None
-        expanding = bool(getattr(compiled, "post_compile_params", None))
         return cls(
-            str(compiled), names, fixed, binds, converters, results, row, compiled, expanding
+            sql=str(compiled),
+            names=names,
+            fixed=fixed,
+            binds=binds,
+            converters=converters,
+            results=results,
+            converting=tuple((i, f) for i, f in enumerate(results) if f is not None),
+            row=row,
+            compiled=compiled,
+            lists=tuple(p.key for p in getattr(compiled, "post_compile_params", ()) or ()),
+            expansions={},
         )
 
     def arguments(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         """The SQL and its positional values for `parameters`, converted for the driver."""
-        if self.expanding:
-            state = self.compiled.construct_expanded_state({**self.fixed, **parameters})
-            # Its processors are the expanded parameters'; the others' are the statement's.
-            expanded, own = state.processors, self.converters
-            values = tuple(
-                value
-                if (convert := expanded.get(name) or own.get(name)) is None
-                else convert(value)
-                for name, value in zip(state.positiontup, state.positional_parameters, strict=True)
-            )
-            return state.statement, values
+        if self.lists:
+            return self._expanded(parameters)
         fixed = self.fixed
         return self.sql, tuple(
             value if convert is None else convert(value)
@@ -102,12 +118,61 @@ class Prepared:
             )
         )
 
-    def convert(self, raw: Sequence[Any]) -> Any:
-        assert self.row is not None
-        return self.row._make(  # type: ignore[attr-defined]
+    def _expanded(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+        given = {**self.fixed, **parameters}
+        shape = tuple(len(given[name]) for name in self.lists)
+        expansion = self.expansions.get(shape)
+        if expansion is None:
+            expansion = self._expand(given)
+            if expansion is None:  # a list of tuples (a tuple IN): expanded for each call
+                state = self.compiled.construct_expanded_state(given)
+                return state.statement, self._converted(state)
+            if len(self.expansions) >= MAX_EXPANSIONS:
+                self.expansions.clear()
+            self.expansions[shape] = expansion
+        return expansion.sql, tuple(
             value if convert is None else convert(value)
-            for convert, value in zip(self.results, raw, strict=True)
+            for convert, value in zip(
+                expansion.binds,
+                (given[name] if at is None else given[name][at] for name, at in expansion.sources),
+                strict=True,
+            )
         )
+
+    def _expand(self, given: dict[str, Any]) -> _Expansion | None:
+        """SQLAlchemy's expansion for these lists' lengths, kept as positions (None for a
+        list whose elements are tuples: their positions are not one per element)."""
+        if any(isinstance(next(iter(given[name]), None), tuple) for name in self.lists):
+            return None
+        state = self.compiled.construct_expanded_state(given)
+        element_of = {
+            expanded: (name, at)
+            for name, names in state.parameter_expansion.items()
+            for at, expanded in enumerate(names)
+        }
+        sources = tuple(element_of.get(name, (name, None)) for name in state.positiontup)
+        return _Expansion(state.statement, sources, self._converters(state))
+
+    def _converters(self, state: Any) -> tuple[Convert, ...]:
+        # The expanded parameters' converters are the expansion's; the others' the statement's.
+        expanded, own = state.processors, self.converters
+        return tuple(expanded.get(name) or own.get(name) for name in state.positiontup)
+
+    def _converted(self, state: Any) -> tuple[Any, ...]:
+        return tuple(
+            value if convert is None else convert(value)
+            for convert, value in zip(
+                self._converters(state), state.positional_parameters, strict=True
+            )
+        )
+
+    def convert(self, raw: Sequence[Any]) -> Any:
+        """A row as the driver gave it, its columns converted, as the named tuple."""
+        assert self.row is not None
+        values = list(raw)
+        for at, convert in self.converting:
+            values[at] = convert(values[at])
+        return tuple.__new__(self.row, values)
 
 
 def _returned(statement: ClauseElement) -> list[tuple[str, Any]]:
