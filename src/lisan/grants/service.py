@@ -13,7 +13,7 @@ from lisan.core.lookups import Lookups
 from lisan.core.types import utcnow
 from lisan.grants import repository
 from lisan.grants.models import AppGrant
-from lisan.grants.schemas import AppGrantList, AppGrantRecorded, AppGrantRequest, AppGrantState
+from lisan.grants.schemas import AppGrantList, AppGrantRecorded, AppGrantRequest
 
 
 async def record(
@@ -37,14 +37,8 @@ async def list_states(lookups: Lookups, user_id: uuid.UUID) -> AppGrantList:
     rows = sorted(
         await repository.list_latest_states(lookups, user_id), key=lambda r: r.package_name
     )
-    return AppGrantList(
-        grants=[
-            AppGrantState(
-                package_name=row.package_name, granted=row.granted, created_at=row.created_at
-            )
-            for row in rows
-        ]
-    )
+    # Validated in one call, by the columns' names (as a user's vocabulary is).
+    return AppGrantList.model_validate({"grants": rows}, from_attributes=True)
 
 
 async def granted_packages(db: Executor, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:

@@ -96,10 +96,11 @@ async def delete_term(session: AsyncSession, *, user_id: uuid.UUID, term_id: uui
     return bool(rowcount(result))
 
 
-# Built once: GET /v1/vocabulary, columns only (no ORM instances), outside a unit of work.
+# Built once: GET /v1/vocabulary, columns only (no ORM instances), outside a unit of work. The
+# id is read as `term_id`, the name the list's view gives it.
 _TERM_ROWS = (
     select(
-        VocabularyTerm.id,
+        VocabularyTerm.id.label("term_id"),
         VocabularyTerm.term,
         VocabularyTerm.kind,
         VocabularyTerm.created_at,
@@ -111,7 +112,7 @@ _TERM_ROWS = (
 
 
 async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> Sequence[Row[Any]]:
-    """(id, term, kind, created_at, updated_at) of each term, oldest first."""
+    """(term_id, term, kind, created_at, updated_at) of each term, oldest first."""
     return await lookups.all(_TERM_ROWS, {"user_id": user_id})
 
 

