@@ -3,7 +3,7 @@ beside its raw floor.
 
     .venv/bin/python -m bench.commands [--database sqlite|postgres|both] [--seconds 30]
         [--connections 64] [--delay 0.3] [--rounds 2] [--workers 1] [--profile FILE]
-        [--server-log FILE] [--no-floor] [--core 0|none]
+        [--server-log FILE] [--no-floor] [--core 0|none] [--beside NAME=SRC[:LISAN_X=V,...]]
 
 The measurement: 64 clients (200 for the overload run), each sending a 5-second command (real
 speech, "open telegram", padded to 5 s), with a provider that answers after 300 ms. Per
@@ -40,6 +40,13 @@ Reported per round:
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
+With --beside NAME=SRC (repeatable), another build of the service (a source tree holding
+`src/lisan`, e.g. a worktree of the commit before a change, with `LISAN_*` settings of its own
+after a colon, as `bench.builds` takes them) runs beside this one on a database of its own and
+is loaded in each round between the service and the floor, measured as the floor is (CPU per
+command wrk saw answered): a change's before and after in one run, alternating, each with its
+ratio to the same floor.
+
 With --profile FILE, py-spy records the server (raw, folded stacks; see
 `bench.common.profiled`) for up to 15 s of round 1 of each database (FILE gets the database's
 name as a suffix); with --server-log FILE, the server's log (stderr) is appended to FILE
@@ -71,6 +78,7 @@ from typing import Any
 
 import httpx
 
+from bench.builds import Build
 from bench.commands_floor import answer, floor_command, floor_env, floor_headers, same_answer
 from bench.common import (
     ROOT,
@@ -353,6 +361,7 @@ class Options:
     workers: int
     floor: bool  # run the raw floor beside the service, in alternating rounds
     core: str | None  # the core both servers are pinned to (taskset), or None
+    beside: list[Build] = field(default_factory=list)  # other builds, in the same rounds
 
 
 @dataclass
@@ -378,6 +387,41 @@ class Results:
     lisan: list[Round]
     floor: list[FloorRound]
     refusals: dict[str, float] = field(default_factory=dict)  # the service's own counters
+    beside: dict[str, list[FloorRound]] = field(default_factory=dict)  # measured as the floor
+
+
+Target = tuple[str, dict[str, str], int]  # a server's command URL, headers and pid
+
+
+def start_beside(
+    build: Build,
+    number: int,
+    kind: str,
+    env: dict[str, str],
+    options: Options,
+    servers: contextlib.ExitStack,
+    workdir: Path,
+) -> Target:
+    """Another build of the service (`--beside`), on a database of its own, its device ready."""
+    if kind == "sqlite":
+        database_url = f"sqlite+aiosqlite:///{workdir}/beside-{number}.db"
+    else:
+        fresh_postgres_database(f"{POSTGRES_DATABASE}_{number}")
+        database_url = f"{POSTGRES_BENCH}_{number}"
+    port = free_port()
+    pinned = ["taskset", "-c", options.core] if options.core is not None else []
+    command = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(port)]
+    command += ["--workers", str(options.workers)]
+    build_env = {
+        **env,
+        "LISAN_DATABASE_URL": database_url,
+        "LISAN_METRICS_PORT": str(free_port()),
+        "PYTHONPATH": f"{build.source / 'src'}:{ROOT}",
+        **build.settings,
+    }
+    base = f"http://127.0.0.1:{port}"
+    pid = servers.enter_context(process(command, build_env, f"{base}/v1/users/me"))
+    return f"{base}/v1/commands", ready_device(base), pid
 
 
 def run(kind: str, options: Options) -> Results:
@@ -433,6 +477,13 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
             floor = (floor_url, floor_headers(fenv), floor_pid)
             same_answer(said, answer(floor_url, floor[1], body_file.read_bytes()))
             wrk(floor_url, floor[1], body_file, WARM_UP_S, options.connections)
+        beside: dict[str, Target] = {}
+        for number, build in enumerate(options.beside, start=1):
+            target = start_beside(build, number, kind, env, options, servers, workdir)
+            same_answer(said, answer(target[0], target[1], body_file.read_bytes()))
+            wrk(target[0], target[1], body_file, WARM_UP_S, options.connections)
+            beside[build.name] = target
+            results.beside[build.name] = []
         seen = settled_events(kind, workdir)
         for number in range(1, options.rounds + 1):
             profile = None
@@ -456,6 +507,9 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
             lisan = Round(load, memory, fresh, cpu_s, provider_cpu_s, postgres_cpu_s, busy)
             results.lisan.append(lisan)
             print_round(kind, number, lisan)
+            for name, target in beside.items():
+                results.beside[name].append(floor_round(target, body_file, options, None))
+                print_beside_round(kind, number, name, results.beside[name][-1], lisan)
             if floor is not None:
                 results.floor.append(floor_round(floor, body_file, options, profile))
                 print_floor_round(kind, number, results.floor[-1], lisan)
@@ -485,7 +539,7 @@ def _busy_since(machine_before: tuple[float, float]) -> float:
 
 
 def floor_round(
-    floor: tuple[str, dict[str, str], int],
+    floor: Target,
     body_file: Path,
     options: Options,
     profile: Path | None,
@@ -566,6 +620,19 @@ def print_floor_round(kind: str, number: int, floor: FloorRound, lisan: Round) -
     )
 
 
+def print_beside_round(
+    kind: str, number: int, name: str, measured: FloorRound, lisan: Round
+) -> None:
+    load = measured.load
+    print(
+        f"  {kind} round {number} {name}: {load.requests} requests, "
+        f"{load.requests_per_s:.1f} req/s, p50 {load.p50_ms:.0f} ms, p99 {load.p99_ms:.0f} ms, "
+        f"HTTP {dict(sorted(load.statuses.items()))}; CPU {measured.cpu_ms_per_answer:.2f} ms "
+        f"per command (this build's {lisan.cpu_ms_per_answer:.2f})",
+        flush=True,
+    )
+
+
 def print_ratio(kind: str, results: Results) -> None:
     """The headline figure: floor CPU per command / Lisan's, median over alternating rounds."""
     if not results.floor:
@@ -581,6 +648,14 @@ def print_ratio(kind: str, results: Results) -> None:
         f"floor {statistics.median(r.load.requests_per_s for r in results.floor):.1f}; "
         f"5xx Lisan {lisan_5xx}, floor {floor_5xx}"
     )
+    for name, rounds in results.beside.items():
+        other = statistics.median(r.cpu_ms_per_answer for r in rounds)
+        print(
+            f"  {kind}: beside it, {name}: {other:.2f} ms, ratio (floor / {name}) "
+            f"{floor / other:.2f}; commands/s "
+            f"{statistics.median(r.load.requests_per_s for r in rounds):.1f}; "
+            f"5xx {sum(_server_errors(r.load) for r in rounds)}"
+        )
 
 
 def _server_errors(load: Load) -> int:
@@ -654,6 +729,13 @@ def main() -> None:
     parser.add_argument(
         "--core", default="0", help="the core both servers are pinned to ('none': unpinned)"
     )
+    parser.add_argument(
+        "--beside",
+        action="append",
+        type=Build.parse,
+        default=[],
+        help="NAME=SRC: another build of the service in the same rounds (repeatable)",
+    )
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (Debian: apt-get install wrk)")
@@ -669,6 +751,7 @@ def main() -> None:
         args.workers,
         floor=not args.no_floor,
         core=None if args.core == "none" else args.core,
+        beside=args.beside,
     )
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(
