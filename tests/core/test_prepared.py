@@ -59,13 +59,24 @@ def test_a_list_is_expanded_once_for_each_length_and_each_call_gets_its_values(
     dialect: Dialect, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     prepared = Prepared.of(GRANTED_AMONG, dialect, ["user_id", "packages"])
-    calls = [["com.a"], ["com.b"], ["com.a", "com.b", "com.c"], [], ["com.z"], ["x", "y", "z"]]
+    calls: list[Any] = [["com.a"], ["com.b"], ["a", "b", "c"], [], ["com.z"], ("x", "y", "z")]
     counted = ExpansionCount(prepared, monkeypatch)
     for packages in calls:
         parameters = {"user_id": uuid.uuid4(), "packages": packages}
         assert prepared.arguments(parameters) == engine_arguments(prepared, parameters)
     # Each comparison expands once itself; the prepared statement once per length (1, 3, 0).
     assert counted.calls == len(calls) + 3
+
+
+@pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)
+def test_a_list_given_as_a_set_is_expanded_by_its_elements(dialect: Dialect) -> None:
+    prepared = Prepared.of(GRANTED_AMONG, dialect, ["user_id", "packages"])
+    user_id = uuid.uuid4()
+    sql, values = prepared.arguments({"user_id": user_id, "packages": frozenset({"a", "b"})})
+    as_list = prepared.arguments({"user_id": user_id, "packages": ["a", "b"]})
+    assert sql == as_list[0]
+    assert values[0] == as_list[1][0]
+    assert sorted(values[1:]) == ["a", "b"]
 
 
 @pytest.mark.parametrize("dialect", DIALECTS, ids=lambda d: d.name)

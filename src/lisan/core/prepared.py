@@ -120,6 +120,9 @@ class Prepared:
 
     def _expanded(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
         given = {**self.fixed, **parameters}
+        for name in self.lists:  # a set or any other collection: its elements by position
+            if not isinstance(given[name], list | tuple):
+                given[name] = list(given[name])
         shape = tuple(len(given[name]) for name in self.lists)
         expansion = self.expansions.get(shape)
         if expansion is None:
