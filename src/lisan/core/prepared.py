@@ -21,7 +21,7 @@ compile time, never run with a column missing.
 from __future__ import annotations
 
 from collections import namedtuple
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,8 +60,7 @@ class Prepared:
     fixed: dict[str, Any]  # values the statement carries itself, by name
     binds: tuple[Convert, ...]  # the converter of each, in that order
     converters: Mapping[str, Convert]  # the same by name, for a list parameter's expansion
-    results: tuple[Convert, ...]
-    converting: tuple[tuple[int, Callable[[Any], Any]], ...]  # the results that have one
+    converting: tuple[tuple[int, Callable[[Any], Any]], ...]  # (column, converter) where any
     row: type[tuple[Any, ...]] | None  # a named tuple of the columns returned, if any
     compiled: Any  # SQLAlchemy's compiled form, for a statement with a list parameter
     lists: tuple[str, ...]  # the list parameters' names (none: nothing to expand)
@@ -96,7 +95,6 @@ class Prepared:
             fixed=fixed,
             binds=binds,
             converters=converters,
-            results=results,
             converting=tuple((i, f) for i, f in enumerate(results) if f is not None),
             row=row,
             compiled=compiled,
@@ -109,13 +107,8 @@ class Prepared:
         if self.lists:
             return self._expanded(parameters)
         fixed = self.fixed
-        return self.sql, tuple(
-            value if convert is None else convert(value)
-            for convert, value in zip(
-                self.binds,
-                (fixed[name] if name in fixed else parameters[name] for name in self.names),
-                strict=True,
-            )
+        return self.sql, _converted(
+            self.binds, (fixed[name] if name in fixed else parameters[name] for name in self.names)
         )
 
     def _expanded(self, parameters: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
@@ -129,17 +122,15 @@ class Prepared:
             expansion = self._expand(given)
             if expansion is None:  # a list of tuples (a tuple IN): expanded for each call
                 state = self.compiled.construct_expanded_state(given)
-                return state.statement, self._converted(state)
+                return state.statement, _converted(
+                    self._converters(state), state.positional_parameters
+                )
             if len(self.expansions) >= MAX_EXPANSIONS:
                 self.expansions.clear()
             self.expansions[shape] = expansion
-        return expansion.sql, tuple(
-            value if convert is None else convert(value)
-            for convert, value in zip(
-                expansion.binds,
-                (given[name] if at is None else given[name][at] for name, at in expansion.sources),
-                strict=True,
-            )
+        return expansion.sql, _converted(
+            expansion.binds,
+            (given[name] if at is None else given[name][at] for name, at in expansion.sources),
         )
 
     def _expand(self, given: dict[str, Any]) -> _Expansion | None:
@@ -161,14 +152,6 @@ class Prepared:
         expanded, own = state.processors, self.converters
         return tuple(expanded.get(name) or own.get(name) for name in state.positiontup)
 
-    def _converted(self, state: Any) -> tuple[Any, ...]:
-        return tuple(
-            value if convert is None else convert(value)
-            for convert, value in zip(
-                self._converters(state), state.positional_parameters, strict=True
-            )
-        )
-
     def convert(self, raw: Sequence[Any]) -> Any:
         """A row as the driver gave it, its columns converted, as the named tuple."""
         assert self.row is not None
@@ -176,6 +159,14 @@ class Prepared:
         for at, convert in self.converting:
             values[at] = convert(values[at])
         return tuple.__new__(self.row, values)
+
+
+def _converted(converters: Sequence[Convert], values: Iterable[Any]) -> tuple[Any, ...]:
+    """Each value through its converter (None: as it is), in order; as many of each."""
+    return tuple(
+        value if convert is None else convert(value)
+        for convert, value in zip(converters, values, strict=True)
+    )
 
 
 def _returned(statement: ClauseElement) -> list[tuple[str, Any]]:
