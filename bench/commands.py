@@ -216,11 +216,12 @@ def wrk(url: str, headers: dict[str, str], body_file: Path, seconds: int, connec
 # --- the database ----------------------------------------------------------------------------
 
 
-def prepare_database(kind: str, workdir: Path) -> str:
+def prepare_database(kind: str, workdir: Path, suffix: str = "") -> str:
+    """A fresh database for one server: the service's (no suffix), or another build's."""
     if kind == "sqlite":
-        return f"sqlite+aiosqlite:///{workdir}/bench.db"
-    fresh_postgres_database(POSTGRES_DATABASE)
-    return POSTGRES_BENCH
+        return f"sqlite+aiosqlite:///{workdir}/bench{suffix}.db"
+    fresh_postgres_database(POSTGRES_DATABASE + suffix)
+    return POSTGRES_BENCH + suffix
 
 
 EVENTS_QUERY = "SELECT id, status, server_timings FROM command_events"
@@ -307,25 +308,26 @@ def start_beside(
     workdir: Path,
 ) -> Target:
     """Another build of the service (`--beside`), on a database of its own, its device ready."""
-    if kind == "sqlite":
-        database_url = f"sqlite+aiosqlite:///{workdir}/beside-{number}.db"
-    else:
-        fresh_postgres_database(f"{POSTGRES_DATABASE}_{number}")
-        database_url = f"{POSTGRES_BENCH}_{number}"
     port = free_port()
-    pinned = ["taskset", "-c", options.core] if options.core is not None else []
-    command = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(port)]
-    command += ["--workers", str(options.workers)]
     build_env = {
         **env,
-        "LISAN_DATABASE_URL": database_url,
+        "LISAN_DATABASE_URL": prepare_database(kind, workdir, f"_{number}"),
         "LISAN_METRICS_PORT": str(free_port()),
         "PYTHONPATH": f"{build.source / 'src'}:{ROOT}",
         **build.settings,
     }
     base = f"http://127.0.0.1:{port}"
-    pid = servers.enter_context(process(command, build_env, f"{base}/v1/users/me"))
+    pid = servers.enter_context(
+        process(serve_command(port, options), build_env, f"{base}/v1/users/me")
+    )
     return f"{base}/v1/commands", ready_device(base), pid
+
+
+def serve_command(port: int, options: Options) -> list[str]:
+    """`lisan serve` as the bench runs it: pinned to --core, with --workers."""
+    pinned = ["taskset", "-c", options.core] if options.core is not None else []
+    command = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(port)]
+    return [*command, "--workers", str(options.workers)]
 
 
 def run(kind: str, options: Options) -> Results:
@@ -347,9 +349,6 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
         str(provider_port),
     ]
     provider_cmd += ["--delay", str(options.delay_s)]
-    pinned = ["taskset", "-c", options.core] if options.core is not None else []
-    service_cmd = [*pinned, sys.executable, "-m", "lisan", "serve", "--port", str(service_port)]
-    service_cmd += ["--workers", str(options.workers)]
     metrics_port = free_port()
     env = {
         **server_env(database_url, provider_port, workdir),
@@ -364,7 +363,9 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
             process(provider_cmd, env, f"http://127.0.0.1:{provider_port}/")
         )
         server_pid = servers.enter_context(
-            process(service_cmd, env, f"{base}/v1/users/me", options.server_log)
+            process(
+                serve_command(service_port, options), env, f"{base}/v1/users/me", options.server_log
+            )
         )
         headers = ready_device(base)
         url = f"{base}/v1/commands"
