@@ -39,7 +39,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core import metrics, raw_postgres
+from lisan.core import metrics, raw_postgres, turns
 from lisan.core.database import SQLITE_LOCK_WAIT_S
 from lisan.core.inline import InlineSQLite
 from lisan.core.prepared import PreparedCache
@@ -76,8 +76,7 @@ class Writer:
                 return await work(db)
         deadline = time.monotonic() + self._lock_wait_s
         try:
-            async with asyncio.timeout(self._lock_wait_s):
-                await self._turn.acquire()
+            await turns.acquire(self._turn, within_s=self._lock_wait_s)
         except TimeoutError:
             raise PoolTimeout("no turn at the SQLite write connection in time") from None
         metrics.DB_POOL_IN_USE.inc()

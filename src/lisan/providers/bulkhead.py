@@ -29,6 +29,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from lisan.core import turns
 from lisan.core.context import provider_caller_var
 from lisan.providers.base import ServiceAtCapacity
 
@@ -71,8 +72,7 @@ class Bulkhead:
     @asynccontextmanager
     async def _slot(self, operation: str) -> AsyncIterator[None]:
         try:
-            async with asyncio.timeout(self._wait_s):
-                await self._slots.acquire()
+            await turns.acquire(self._slots, within_s=self._wait_s)
         except TimeoutError:
             raise ServiceAtCapacity(
                 f"{operation}: {self.limit} provider calls in flight",

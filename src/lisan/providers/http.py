@@ -30,6 +30,8 @@ from urllib.parse import urlsplit
 import aiohttp
 import httpx
 
+from lisan.core import turns
+
 CONNECTIONS = 256  # a command holds one at a time, for one provider call
 
 # A kept-alive connection the server closed or reset as we sent on it (a server's keep-alive is
@@ -104,8 +106,7 @@ class ProviderHTTP:
         """POST `body` and read the whole answer. Raises PoolFull, AnswerTooLarge,
         TransportFailed or TimeoutError (aiohttp's own socket timeouts are TimeoutErrors)."""
         try:
-            async with asyncio.timeout(pool_wait_s):
-                await self._slots.acquire()
+            await turns.acquire(self._slots, within_s=pool_wait_s)
         except TimeoutError:
             raise PoolFull from None
         try:
