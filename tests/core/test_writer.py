@@ -147,6 +147,23 @@ async def test_a_unit_of_work_waits_for_another_connections_lock_off_the_loop(
     assert _bodies(notes_file) == ["waited"]
 
 
+async def test_a_unit_of_work_that_finds_the_lock_free_begins_without_setting_a_wait(
+    writer: Writer,
+) -> None:
+    """The busy handler's wait is set only when another connection holds the lock: a free
+    lock costs BEGIN, the statements and COMMIT, nothing more."""
+    assert writer.inline is not None
+    statements: list[str] = []
+    writer.inline.connection.set_trace_callback(statements.append)
+    try:
+        await writer.run(lambda db: _add(db, "free"))
+    finally:
+        writer.inline.connection.set_trace_callback(None)
+    assert statements[0] == "BEGIN IMMEDIATE"
+    assert statements[-1] == "COMMIT"
+    assert not [sql for sql in statements if sql.startswith("PRAGMA")]
+
+
 async def test_a_lock_held_past_the_bound_is_a_lock_wait_failure_in_time(
     writer: Writer, notes_file: Path
 ) -> None:
