@@ -12,8 +12,9 @@ from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
-from sqlalchemy import Column, MetaData, String, Table, Uuid, insert, select
+from sqlalchemy import Column, MetaData, String, Table, Uuid, event, insert, select
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.pool import QueuePool
 
 from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
 from lisan.core.database_trouble import DATABASE_UNAVAILABLE
@@ -90,3 +91,47 @@ async def test_a_connection_the_server_ended_is_a_503_once_and_never_handed_out_
         except OperationalError:
             failures += 1
     assert failures == 1
+
+
+async def test_a_checkout_takes_the_pools_connection_without_an_engine_connection(
+    notes: tuple[Writer, Lookups, str],
+) -> None:
+    """Units of work and look-ups take a connection from the engine's pool itself (its bounds,
+    its checkout and checkin events) and give it back; no engine `Connection` is made for
+    them."""
+    writer, lookups, _ = notes
+    engine = writer.engine.sync_engine
+    connections: list[object] = []
+    checkouts: list[object] = []
+    event.listen(engine, "engine_connect", connections.append)
+    event.listen(engine.pool, "checkout", lambda *args: checkouts.append(args))
+    await writer.run(lambda db: _add(db, "pooled"))
+    rows = await lookups.all(_ALL, {})
+    assert [row.body for row in rows] == ["pooled"]
+    assert len(checkouts) == 2
+    assert connections == []
+    assert isinstance(engine.pool, QueuePool)
+    assert engine.pool.checkedout() == 0  # both given back
+
+
+async def test_a_refused_connection_is_raised_as_engine_connect_raises_it(
+    unused_tcp_port: int,
+) -> None:
+    """A server that is not there: a look-up and a unit of work fail as the engine's own
+    connect does (a 503), with nothing left checked out."""
+    engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{unused_tcp_port}/lisan")
+    try:
+        with pytest.raises(DATABASE_UNAVAILABLE) as by_engine:
+            async with engine.connect():
+                pass
+        with pytest.raises(DATABASE_UNAVAILABLE) as by_lookup:
+            await Lookups(engine).all(_ALL, {})
+        with pytest.raises(DATABASE_UNAVAILABLE) as by_unit:
+            await Writer(engine).run(lambda db: _add(db, "never"))
+        assert type(by_lookup.value) is type(by_engine.value)
+        assert type(by_unit.value) is type(by_engine.value)
+        pool = engine.sync_engine.pool
+        assert isinstance(pool, QueuePool)
+        assert pool.checkedout() == 0
+    finally:
+        await engine.dispose()
