@@ -1,12 +1,13 @@
 """Builds of the service side by side on one route, in alternating rounds: what a change costs
 or saves, measured in the server rather than in a micro-benchmark.
 
-    .venv/bin/python -m bench.builds [--route users-me] [--rounds 4] [--seconds 8]
-        NAME=SRC[:KEY=VALUE,...] NAME=SRC ...
+    .venv/bin/python -m bench.builds [--route users-me] [--database sqlite|postgres]
+        [--rounds 4] [--seconds 8] NAME=SRC[:KEY=VALUE,...] NAME=SRC ...
 
 Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this
 one) with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0
-on a SQLite database of its own holding the bench's data (`bench.routes.fill_service`); wrk
+on a database of its own (SQLite, or a fresh one on the local PostgreSQL) holding the bench's
+data (`bench.routes.fill_service`); wrk
 (pinned to core 1) loads them in turn, round after round. Reported: each build's median server
 CPU per request and requests/s. To price one layer, copy the tree, remove the layer, and run
 both: `bench.builds base=. without-log=/tmp/copy`.
@@ -17,13 +18,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import ROOT, free_port, process
-from bench.routes import ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
+from bench.common import ROOT, free_port, fresh_postgres_database, process
+from bench.routes import POSTGRES, ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
 from bench.service import UNREFUSED_LIMITS
 
 
@@ -44,11 +46,19 @@ class Build:
         return cls(name, path, pairs)
 
 
-def environment(build: Build, workdir: Path) -> dict[str, str]:
+def database_url(kind: str, build: Build, workdir: Path) -> str:
+    if kind == "sqlite":
+        return f"sqlite+aiosqlite:///{workdir}/{build.name}.db"
+    name = "lisan_builds_" + re.sub(r"[^a-z0-9]", "_", build.name.lower())
+    fresh_postgres_database(name)
+    return POSTGRES.replace("postgresql://", "postgresql+asyncpg://") + name
+
+
+def environment(build: Build, database: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("LISAN_")}
     env |= {
         "PYTHONPATH": f"{build.source / 'src'}:{ROOT}",
-        "LISAN_DATABASE_URL": f"sqlite+aiosqlite:///{workdir}/{build.name}.db",
+        "LISAN_DATABASE_URL": database,
         **UNREFUSED_LIMITS,
     }
     return env | build.settings
@@ -57,6 +67,7 @@ def environment(build: Build, workdir: Path) -> dict[str, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--route", default="users-me", choices=[r.name for r in ROUTES])
+    parser.add_argument("--database", choices=["sqlite", "postgres"], default="sqlite")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
@@ -71,7 +82,7 @@ def main() -> None:
             port = free_port()
             url = f"http://127.0.0.1:{port}"
             command = ["taskset", "-c", SERVER_CORE, sys.executable, "-m", "lisan", "serve"]
-            env = environment(build, workdir)
+            env = environment(build, database_url(args.database, build, workdir))
             pid = stack.enter_context(
                 process([*command, "--port", str(port)], env, url + "/health")
             )
