@@ -3,8 +3,8 @@
 The pool stays SQLAlchemy's (its bounds, its connect and statement timeouts, its metrics);
 what this skips is SQLAlchemy's execution path and the greenlet switch of each statement,
 which cost more than the statement (`python -m bench.commands`), and the engine `Connection`
-around each checkout. A statement is compiled once
-(`core.prepared`) and sent with asyncpg's own prepared-statement cache.
+made around each checkout. A statement is compiled once (`core.prepared`) and sent with
+asyncpg's own prepared-statement cache.
 
 Failures are raised as SQLAlchemy raises them, so the error handlers and the services answer
 them as before: a broken constraint is an IntegrityError; a server that is down, stopping,
@@ -96,6 +96,8 @@ async def checked_out(engine: AsyncEngine, cache: PreparedCache) -> AsyncIterato
     try:
         pooled = await greenlet_spawn(sync_engine.raw_connection)
     except sync_engine.dialect.loaded_dbapi.Error as exc:
+        # What `Connection.__init__` does with the same failure (SQLAlchemy's own step): the
+        # engine's `handle_error` hooks, then the error wrapped as SQLAlchemy's.
         Connection._handle_dbapi_exception_noconnection(exc, sync_engine.dialect, sync_engine)
         raise
     try:

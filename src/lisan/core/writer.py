@@ -140,7 +140,8 @@ def _begin(inline: InlineSQLite, deadline: float) -> None:
         inline.run("BEGIN IMMEDIATE")
         return
     except OperationalError as exc:
-        if getattr(exc.orig, "sqlite_errorcode", None) != sqlite3.SQLITE_BUSY:
+        # SQLITE_BUSY, or one of its extended codes (a log being recovered, a snapshot)
+        if getattr(exc.orig, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_BUSY:
             raise
     inline.set_busy_wait(max(deadline - time.monotonic(), 0.0))
     try:
