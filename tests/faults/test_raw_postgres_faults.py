@@ -13,7 +13,8 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 from sqlalchemy import Column, MetaData, String, Table, Uuid, event, insert, select
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.pool import QueuePool
 
 from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
@@ -133,5 +134,29 @@ async def test_a_refused_connection_is_raised_as_engine_connect_raises_it(
         pool = engine.sync_engine.pool
         assert isinstance(pool, QueuePool)
         assert pool.checkedout() == 0
+    finally:
+        await engine.dispose()
+
+
+async def test_a_refused_login_is_raised_as_engine_connect_raises_it(
+    postgres: PrivatePostgres, notes: tuple[Writer, Lookups, str]
+) -> None:
+    """A role the server does not know: the driver's error goes through the engine's own
+    handlers, as `engine.connect()` sends it, for a look-up and for a unit of work alike."""
+    _, _, database = notes
+    url = make_url(postgres.url(database)).set(username="nobody_here")
+    engine = create_engine(url.render_as_string(hide_password=False))
+    try:
+        with pytest.raises(DBAPIError) as by_engine:
+            async with engine.connect():
+                pass
+        with pytest.raises(DBAPIError) as by_lookup:
+            await Lookups(engine).all(_ALL, {})
+        with pytest.raises(DBAPIError) as by_unit:
+            await Writer(engine).run(lambda db: _add(db, "never"))
+        assert "nobody_here" in str(by_engine.value)
+        for raised in (by_lookup.value, by_unit.value):
+            assert type(raised) is type(by_engine.value)
+            assert type(raised.orig) is type(by_engine.value.orig)
     finally:
         await engine.dispose()
