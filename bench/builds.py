@@ -7,10 +7,9 @@ or saves, measured in the server rather than in a micro-benchmark.
 Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this
 one) with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0
 on a database of its own (SQLite, or a fresh one on the local PostgreSQL) holding the bench's
-data (`bench.routes.fill_service`); wrk
-(pinned to core 1) loads them in turn, round after round. Reported: each build's median server
-CPU per request and requests/s. To price one layer, copy the tree, remove the layer, and run
-both: `bench.builds base=. without-log=/tmp/copy`.
+data (`bench.routes.fill_service`); wrk (pinned to core 1) loads them in turn, round after
+round. Reported: each build's median server CPU per request and requests/s. To price one layer,
+copy the tree, remove the layer, and run both: `bench.builds base=. without-log=/tmp/copy`.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import ROOT, free_port, fresh_postgres_database, process
-from bench.routes import POSTGRES, ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
+from bench.common import ROOT, free_port, fresh_service_database, process
+from bench.routes import ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
 from bench.service import UNREFUSED_LIMITS
 
 
@@ -49,9 +48,7 @@ class Build:
 def database_url(kind: str, build: Build, workdir: Path) -> str:
     if kind == "sqlite":
         return f"sqlite+aiosqlite:///{workdir}/{build.name}.db"
-    name = "lisan_builds_" + re.sub(r"[^a-z0-9]", "_", build.name.lower())
-    fresh_postgres_database(name)
-    return POSTGRES.replace("postgresql://", "postgresql+asyncpg://") + name
+    return fresh_service_database("lisan_builds_" + re.sub(r"[^a-z0-9]", "_", build.name.lower()))
 
 
 def environment(build: Build, database: str) -> dict[str, str]:

@@ -91,7 +91,7 @@ from bench.common import (
     ROOT,
     cpu_seconds,
     free_port,
-    fresh_postgres_database,
+    fresh_service_database,
     machine_cpu,
     postgres_cpu_seconds,
     process,
@@ -220,8 +220,7 @@ def prepare_database(kind: str, workdir: Path, suffix: str = "") -> str:
     """A fresh database for one server: the service's (no suffix), or another build's."""
     if kind == "sqlite":
         return f"sqlite+aiosqlite:///{workdir}/bench{suffix}.db"
-    fresh_postgres_database(POSTGRES_DATABASE + suffix)
-    return POSTGRES_BENCH + suffix
+    return fresh_service_database(POSTGRES_DATABASE + suffix)
 
 
 EVENTS_QUERY = "SELECT id, status, server_timings FROM command_events"

@@ -39,6 +39,12 @@ def fresh_postgres_database(name: str) -> None:
     asyncio.run(recreate())
 
 
+def fresh_service_database(name: str) -> str:
+    """A new, empty database `name` on the local PostgreSQL, as the service's URL names it."""
+    fresh_postgres_database(name)
+    return f"postgresql+asyncpg://postgres@127.0.0.1:5432/{name}"
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

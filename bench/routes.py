@@ -37,6 +37,7 @@ from bench.common import (
     cpu_seconds,
     free_port,
     fresh_postgres_database,
+    fresh_service_database,
     process,
     profiled,
     wrk_field,
@@ -110,10 +111,8 @@ def fresh_databases(kind: str, workdir: Path) -> tuple[str, dict[str, str]]:
     """The service's database URL and the floor's environment, each a new, empty database."""
     if kind == "sqlite":
         return f"sqlite+aiosqlite:///{workdir}/service.db", {"FLOOR_DB": f"{workdir}/floor.db"}
-    for name in ("lisan_bench", "lisan_floor"):
-        fresh_postgres_database(name)
-    service = POSTGRES.replace("postgresql://", "postgresql+asyncpg://") + "lisan_bench"
-    return service, {"FLOOR_PG": POSTGRES + "lisan_floor"}
+    fresh_postgres_database("lisan_floor")
+    return fresh_service_database("lisan_bench"), {"FLOOR_PG": POSTGRES + "lisan_floor"}
 
 
 def fill_service(url: str) -> dict[str, str]:
