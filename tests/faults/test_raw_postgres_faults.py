@@ -15,6 +15,7 @@ import pytest
 from sqlalchemy import Column, MetaData, String, Table, Uuid, event, insert, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
 from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
@@ -115,27 +116,45 @@ async def test_a_checkout_takes_the_pools_connection_without_an_engine_connectio
     assert engine.pool.checkedout() == 0  # both given back
 
 
-async def test_a_refused_connection_is_raised_as_engine_connect_raises_it(
-    unused_tcp_port: int,
-) -> None:
-    """A server that is not there: a look-up and a unit of work fail as the engine's own
-    connect does (a 503), with nothing left checked out."""
-    engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{unused_tcp_port}/lisan")
+async def _failures_each_way(
+    url: str, expected: type[BaseException] | tuple[type[BaseException], ...]
+) -> list[BaseException]:
+    """What `engine.connect()`, a look-up and a unit of work each raise against `url` (each an
+    `expected`), in that order, with nothing left checked out of the pool."""
+    engine = create_engine(url)
+    raised: list[BaseException] = []
     try:
-        with pytest.raises(DATABASE_UNAVAILABLE) as by_engine:
-            async with engine.connect():
-                pass
-        with pytest.raises(DATABASE_UNAVAILABLE) as by_lookup:
-            await Lookups(engine).all(_ALL, {})
-        with pytest.raises(DATABASE_UNAVAILABLE) as by_unit:
-            await Writer(engine).run(lambda db: _add(db, "never"))
-        assert type(by_lookup.value) is type(by_engine.value)
-        assert type(by_unit.value) is type(by_engine.value)
+        for attempt in (
+            _connect_only(engine),
+            Lookups(engine).all(_ALL, {}),
+            Writer(engine).run(lambda db: _add(db, "never")),
+        ):
+            with pytest.raises(expected) as failure:
+                await attempt
+            raised.append(failure.value)
         pool = engine.sync_engine.pool
         assert isinstance(pool, QueuePool)
         assert pool.checkedout() == 0
     finally:
         await engine.dispose()
+    return raised
+
+
+async def _connect_only(engine: AsyncEngine) -> None:
+    async with engine.connect():
+        pass
+
+
+async def test_a_refused_connection_is_raised_as_engine_connect_raises_it(
+    unused_tcp_port: int,
+) -> None:
+    """A server that is not there: a look-up and a unit of work fail as the engine's own
+    connect does (a 503), with nothing left checked out."""
+    by_engine, by_lookup, by_unit = await _failures_each_way(
+        f"postgresql+asyncpg://postgres@127.0.0.1:{unused_tcp_port}/lisan", DATABASE_UNAVAILABLE
+    )
+    for raised in (by_lookup, by_unit):
+        assert type(raised) is type(by_engine)
 
 
 async def test_a_refused_login_is_raised_as_engine_connect_raises_it(
@@ -145,18 +164,12 @@ async def test_a_refused_login_is_raised_as_engine_connect_raises_it(
     handlers, as `engine.connect()` sends it, for a look-up and for a unit of work alike."""
     _, _, database = notes
     url = make_url(postgres.url(database)).set(username="nobody_here")
-    engine = create_engine(url.render_as_string(hide_password=False))
-    try:
-        with pytest.raises(DBAPIError) as by_engine:
-            async with engine.connect():
-                pass
-        with pytest.raises(DBAPIError) as by_lookup:
-            await Lookups(engine).all(_ALL, {})
-        with pytest.raises(DBAPIError) as by_unit:
-            await Writer(engine).run(lambda db: _add(db, "never"))
-        assert "nobody_here" in str(by_engine.value)
-        for raised in (by_lookup.value, by_unit.value):
-            assert type(raised) is type(by_engine.value)
-            assert type(raised.orig) is type(by_engine.value.orig)
-    finally:
-        await engine.dispose()
+    by_engine, by_lookup, by_unit = await _failures_each_way(
+        url.render_as_string(hide_password=False), DBAPIError
+    )
+    assert isinstance(by_engine, DBAPIError)
+    assert "nobody_here" in str(by_engine)
+    for raised in (by_lookup, by_unit):
+        assert isinstance(raised, DBAPIError)
+        assert type(raised) is type(by_engine)
+        assert type(raised.orig) is type(by_engine.orig)
