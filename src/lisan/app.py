@@ -173,7 +173,7 @@ async def _migrate_until_done(resources: Resources) -> None:
     pause, longest = MIGRATION_RETRY_S
     while True:
         try:
-            await asyncio.to_thread(upgrade_to_head, resources.settings.database_url)
+            await resources.blocking.run(upgrade_to_head, resources.settings.database_url)
         except Exception as exc:
             log.warning(
                 "migrations pending: database unavailable", extra={"error": type(exc).__name__}

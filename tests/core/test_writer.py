@@ -21,7 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from lisan.core.database import Executor
-from lisan.core.writer import UnitAwaited, Writer, blocking
+from lisan.core.writer import UnitAwaited, Writer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.app import lisan_app
 from tests.fixtures.commands import app_with, command_body, post, raw_body
@@ -120,10 +120,10 @@ async def test_a_blocking_call_in_a_unit_of_work_runs_off_the_loop(writer: Write
     loop_thread = threading.get_ident()
 
     async def where(_db: Executor) -> int:
-        return await blocking(threading.get_ident)
+        return await writer.blocking(threading.get_ident)
 
     assert await writer.run(where) != loop_thread
-    assert await blocking(threading.get_ident) != loop_thread  # outside one: a thread too
+    assert await writer.blocking(threading.get_ident) != loop_thread  # outside one: a thread too
 
 
 # --- waits for SQLite's lock: off the loop, bounded ---------------------------------------
@@ -190,7 +190,7 @@ async def test_a_turn_at_the_writer_waited_for_past_the_bound_is_a_pool_timeout(
 
     async def slow(db: Executor) -> None:
         await _add(db, "slow")
-        await blocking(time.sleep, LOCK_WAIT_S * 2)
+        await writer.blocking(time.sleep, LOCK_WAIT_S * 2)
 
     first = asyncio.create_task(writer.run(slow))
     await asyncio.sleep(0.05)

@@ -27,7 +27,6 @@ composed from the checked plan (`plans.question`).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import time
 import uuid
@@ -46,7 +45,6 @@ from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import ServiceUnavailable
 from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
-from lisan.core.writer import blocking
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans.naming import ask_unnamed_taps
@@ -119,7 +117,7 @@ async def gate(resources: Resources, command: Command) -> Progress:
             )
     # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
     with metrics.timed_stage(Stage.SPEECH_PRESENCE):
-        spoken = await asyncio.to_thread(has_speech, command.pcm)
+        spoken = await resources.blocking.run(has_speech, command.pcm)
     if not spoken:
         # Speech models invent words on silence and noise: no provider call at all (and a
         # reserved bill is given back when the command is recorded).
@@ -158,7 +156,7 @@ async def keep_audio(resources: Resources, command: Command, context: Context) -
         if not await users.hold_live_account(db, command.user_id):
             raise users.AccountDeleted
         if await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION):
-            await blocking(
+            await resources.writer.blocking(
                 store_audio,
                 resources.settings.storage_dir,
                 str(command.user_id),

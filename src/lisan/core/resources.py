@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from dataclasses import dataclass, field
 
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lisan.core.database import create_engine, create_session_factory
+from lisan.core.lanes import Lane
 from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
@@ -18,6 +20,7 @@ from lisan.core.writer import Writer
 log = logging.getLogger(__name__)
 
 REDIS_TIMEOUT_S = 1.0
+BLOCKING_THREADS = min(4, (os.cpu_count() or 1) + 1)
 
 
 @dataclass
@@ -39,6 +42,9 @@ class Resources:
     read_sessions: async_sessionmaker[AsyncSession]
     redis: redis.Redis | None
     rate_limiter: RateLimiter
+    # Threads for blocking work off the loop (speech presence, a unit of work's file writes on
+    # PostgreSQL, migrations at start): a few, as the cores allow.
+    blocking: Lane
     # False while the schema may be behind (the database was down when the server started).
     schema_ready: bool = True
     background: set[asyncio.Task[None]] = field(default_factory=set)
@@ -59,16 +65,18 @@ class Resources:
                 socket_timeout=REDIS_TIMEOUT_S,
             )
         sessions = create_session_factory(write_engine)
+        blocking = Lane("lisan-blocking", threads=BLOCKING_THREADS)
         return cls(
             settings,
             engine,
             Lookups(engine),
             write_engine,
             sessions,
-            Writer(write_engine),
+            Writer(write_engine, blocking=blocking),
             create_session_factory(engine) if settings.is_sqlite else sessions,
             client,
             RateLimiter(settings.redis_url),
+            blocking,
         )
 
     async def close(self) -> None:
@@ -79,6 +87,7 @@ class Resources:
             await self.redis.aclose()
         self.lookups.close()
         self.writer.close()
+        self.blocking.close(wait=False)
         await self.write_engine.dispose()
         if self.engine.sync_engine.pool is not self.write_engine.sync_engine.pool:
             await self.engine.dispose()

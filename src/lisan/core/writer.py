@@ -27,12 +27,10 @@ before the connection is given back.
 from __future__ import annotations
 
 import asyncio
-import contextvars
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import suppress
 from typing import Any, TypeVar
 
@@ -43,6 +41,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.core import metrics, raw_postgres, turns
 from lisan.core.database import SQLITE_LOCK_WAIT_S
 from lisan.core.inline import InlineSQLite
+from lisan.core.lanes import Lane
 from lisan.core.prepared import PreparedCache
 from lisan.core.raw_postgres import RawPostgres
 
@@ -59,15 +58,24 @@ class UnitAwaited(RuntimeError):
 class Writer:
     """Units of work for Core statements on the write engine's database."""
 
-    def __init__(self, engine: AsyncEngine, *, lock_wait_s: float = SQLITE_LOCK_WAIT_S) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        blocking: Lane | None = None,
+        lock_wait_s: float = SQLITE_LOCK_WAIT_S,
+    ) -> None:
         self.engine = engine  # what units of work run on, on PostgreSQL
         self.inline: InlineSQLite | None = None  # what they run on, on SQLite
         self._lock_wait_s = lock_wait_s
         self._prepared = PreparedCache(engine.dialect)
+        # Where a unit's blocking call runs on PostgreSQL: the caller's lane, or one of its own.
+        self._owns_blocking = blocking is None
+        self._blocking = Lane("lisan-unit-blocking") if blocking is None else blocking
         if engine.dialect.name == "sqlite":
             self.inline = InlineSQLite(engine.url.database or ":memory:", engine.dialect, busy_s=0)
             self._turn = asyncio.Lock()
-            self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lisan-writer")
+            self._thread = Lane("lisan-writer")
 
     async def run(self, work: Work[T]) -> T:
         """`work`'s answer, its statements committed; nothing of it when it raises."""
@@ -82,10 +90,7 @@ class Writer:
             raise PoolTimeout("no turn at the SQLite write connection in time") from None
         metrics.DB_POOL_IN_USE.inc()
         try:
-            context = contextvars.copy_context()  # the request's, for its logs and metrics
-            done = asyncio.get_running_loop().run_in_executor(
-                self._thread, context.run, _unit, inline, work, deadline
-            )
+            done = self._thread.submit(_unit, inline, work, deadline)  # in the request's context
             try:
                 return await asyncio.shield(done)
             except asyncio.CancelledError:
@@ -99,18 +104,19 @@ class Writer:
             metrics.DB_POOL_IN_USE.dec()
             self._turn.release()
 
+    async def blocking(self, call: Callable[..., T], *args: Any) -> T:
+        """A blocking call inside a unit of work: in place on SQLite's writer thread (already
+        off the loop), on the blocking lane otherwise."""
+        if getattr(_on_writer_thread, "active", False):
+            return call(*args)
+        return await self._blocking.run(call, *args)
+
     def close(self) -> None:
         if self.inline is not None:
-            self._thread.shutdown(wait=True)
+            self._thread.close(wait=True)
             self.inline.close()
-
-
-async def blocking(call: Callable[..., T], *args: Any) -> T:
-    """A blocking call inside a unit of work: in place on SQLite's writer thread (already off
-    the loop), in a thread otherwise."""
-    if getattr(_on_writer_thread, "active", False):
-        return call(*args)
-    return await asyncio.to_thread(call, *args)
+        if self._owns_blocking:
+            self._blocking.close(wait=False)
 
 
 def _unit(inline: InlineSQLite, work: Work[T], deadline: float) -> T:

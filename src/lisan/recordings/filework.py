@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+
+from lisan.core.lanes import Lane
 
 T = TypeVar("T")
 
@@ -21,14 +22,14 @@ T = TypeVar("T")
 class FileWork:
     def __init__(self, bound_s: float) -> None:
         self._bound_s = bound_s
-        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="lisan-files")
+        self._thread = Lane("lisan-files")
 
     async def run(self, call: Callable[[], T]) -> T:
         """`call()` on this worker's file thread; TimeoutError past the bound."""
-        loop = asyncio.get_running_loop()
         async with asyncio.timeout(self._bound_s):
-            return await loop.run_in_executor(self._thread, call)
+            return await self._thread.run(call)
 
     def close(self) -> None:
-        """No more calls; a call still running ends in its own time."""
-        self._thread.shutdown(wait=False, cancel_futures=True)
+        """No more calls; a call still running ends in its own time (its thread never holds
+        up the process's exit)."""
+        self._thread.close(wait=False)
