@@ -69,9 +69,10 @@ class Writer:
         self.inline: InlineSQLite | None = None  # what they run on, on SQLite
         self._lock_wait_s = lock_wait_s
         self._prepared = PreparedCache(engine.dialect)
-        # Where a unit's blocking call runs on PostgreSQL: the caller's lane, or one of its own.
-        self._owns_blocking = blocking is None
-        self._blocking = Lane("lisan-unit-blocking") if blocking is None else blocking
+        # Where a unit's blocking call runs on PostgreSQL: the caller's lane, or one of its own
+        # (made on first use, closed with the writer).
+        self._blocking = blocking
+        self._own_blocking: Lane | None = None
         if engine.dialect.name == "sqlite":
             self.inline = InlineSQLite(engine.url.database or ":memory:", engine.dialect, busy_s=0)
             self._turn = asyncio.Lock()
@@ -109,14 +110,16 @@ class Writer:
         off the loop), on the blocking lane otherwise."""
         if getattr(_on_writer_thread, "active", False):
             return call(*args)
+        if self._blocking is None:
+            self._blocking = self._own_blocking = Lane("lisan-unit-blocking")
         return await self._blocking.run(call, *args)
 
     def close(self) -> None:
         if self.inline is not None:
             self._thread.close(wait=True)
             self.inline.close()
-        if self._owns_blocking:
-            self._blocking.close(wait=False)
+        if self._own_blocking is not None:
+            self._own_blocking.close(wait=False)
 
 
 def _unit(inline: InlineSQLite, work: Work[T], deadline: float) -> T:
