@@ -7,9 +7,10 @@ is dropped, never run late; one already running runs to its end, and its answer 
 
 Why not `loop.run_in_executor`: a concurrent.futures hand-off makes a concurrent Future with
 its own condition, a work item, an idle-thread semaphore taken and given back, and a chain of
-callbacks between the two futures. Measured on one core (uvloop, a call that returns at once):
-27-42 us of CPU a hand-off through a ThreadPoolExecutor, 10-11 through a lane; with 16 calls in
-flight, 16-22 against 2.4. A command makes three.
+callbacks between the two futures. Measured on one core (`python -m bench.hand_offs`: uvloop,
+a call that returns at once): with one call in flight 10-23 us of CPU a hand-off through a
+lane against 27-49 through a ThreadPoolExecutor; with 16 in flight 2-7 against 16-31. A
+command makes three.
 """
 
 from __future__ import annotations
