@@ -50,6 +50,17 @@ async def test_a_calls_exception_is_raised_to_its_caller(lane: Lane) -> None:
     assert await lane.run(lambda: "still serving") == "still serving"
 
 
+async def test_a_call_that_raises_stop_iteration_reaches_its_caller_as_a_runtime_error(
+    lane: Lane,
+) -> None:
+    """A future cannot hold StopIteration: the caller gets a RuntimeError caused by it, as
+    a generator's caller does, and never waits for ever."""
+    with pytest.raises(RuntimeError) as raised:
+        async with asyncio.timeout(WAIT_S):
+            await lane.run(next, iter(()))
+    assert isinstance(raised.value.__cause__, StopIteration)
+
+
 async def test_a_call_sees_its_callers_context(lane: Lane) -> None:
     """The request's context variables (its id, its labels) are the call's too; what the call
     sets stays in its copy."""

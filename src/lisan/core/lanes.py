@@ -117,5 +117,10 @@ def _succeed(future: asyncio.Future[Any], answer: Any) -> None:
 
 
 def _fail(future: asyncio.Future[Any], exc: BaseException) -> None:
-    if not future.done():
-        future.set_exception(exc)
+    if future.done():
+        return
+    if isinstance(exc, StopIteration):  # no future may hold one: raised as a generator's is
+        error = RuntimeError("a call on a lane raised StopIteration")
+        error.__cause__ = exc
+        exc = error
+    future.set_exception(exc)
