@@ -26,6 +26,7 @@ pytest_plugins = [
     "tests.fixtures.provider",
     "tests.fixtures.offline",
     "tests.fixtures.private_servers",
+    "tests.fixtures.lanes",
 ]
 
 

@@ -10,7 +10,6 @@ import contextvars
 import threading
 import time
 import weakref
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,13 +18,6 @@ from lisan.core.lanes import Lane, LaneClosed
 WAIT_S = 5.0
 
 caller: contextvars.ContextVar[str] = contextvars.ContextVar("caller", default="nobody")
-
-
-@pytest.fixture
-def lane() -> Iterator[Lane]:
-    one = Lane("test-lane")
-    yield one
-    one.close(wait=True)
 
 
 # --- a call and its answer -------------------------------------------------------------------

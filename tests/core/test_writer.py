@@ -21,6 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from lisan.core.database import Executor
+from lisan.core.lanes import Lane
 from lisan.core.writer import UnitAwaited, Writer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.app import lisan_app
@@ -51,9 +52,9 @@ def notes_file(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-async def writer(notes_file: Path) -> AsyncIterator[Writer]:
+async def writer(notes_file: Path, lane: Lane) -> AsyncIterator[Writer]:
     engine = create_async_engine(f"sqlite+aiosqlite:///{notes_file}")
-    writer = Writer(engine, lock_wait_s=LOCK_WAIT_S)
+    writer = Writer(engine, blocking=lane, lock_wait_s=LOCK_WAIT_S)
     try:
         yield writer
     finally:

@@ -20,6 +20,7 @@ from sqlalchemy.pool import QueuePool
 
 from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
 from lisan.core.database_trouble import DATABASE_UNAVAILABLE
+from lisan.core.lanes import Lane
 from lisan.core.lookups import Lookups
 from lisan.core.writer import Writer
 from tests.fixtures.private_servers import PrivatePostgres
@@ -31,13 +32,15 @@ _ALL = select(_NOTES.c.body)
 
 
 @pytest.fixture
-async def notes(postgres: PrivatePostgres) -> AsyncIterator[tuple[Writer, Lookups, str]]:
+async def notes(
+    postgres: PrivatePostgres, lane: Lane
+) -> AsyncIterator[tuple[Writer, Lookups, str]]:
     database = await postgres.new_database()
     setup = await asyncpg.connect(postgres.dsn(database))
     await setup.execute("CREATE TABLE notes (id uuid PRIMARY KEY, body text)")
     await setup.close()
     engine = create_engine(postgres.url(database))
-    writer, lookups = Writer(engine), Lookups(engine)
+    writer, lookups = Writer(engine, blocking=lane), Lookups(engine)
     try:
         yield writer, lookups, database
     finally:
@@ -117,7 +120,7 @@ async def test_a_checkout_takes_the_pools_connection_without_an_engine_connectio
 
 
 async def _failures_each_way(
-    url: str, expected: type[BaseException] | tuple[type[BaseException], ...]
+    url: str, expected: type[BaseException] | tuple[type[BaseException], ...], *, lane: Lane
 ) -> list[BaseException]:
     """What `engine.connect()`, a look-up and a unit of work each raise against `url` (each an
     `expected`), in that order, with nothing left checked out of the pool."""
@@ -127,7 +130,7 @@ async def _failures_each_way(
         for attempt in (
             _connect_only(engine),
             Lookups(engine).all(_ALL, {}),
-            Writer(engine).run(lambda db: _add(db, "never")),
+            Writer(engine, blocking=lane).run(lambda db: _add(db, "never")),
         ):
             with pytest.raises(expected) as failure:
                 await attempt
@@ -146,26 +149,28 @@ async def _connect_only(engine: AsyncEngine) -> None:
 
 
 async def test_a_refused_connection_is_raised_as_engine_connect_raises_it(
-    unused_tcp_port: int,
+    unused_tcp_port: int, lane: Lane
 ) -> None:
     """A server that is not there: a look-up and a unit of work fail as the engine's own
     connect does (a 503), with nothing left checked out."""
     by_engine, by_lookup, by_unit = await _failures_each_way(
-        f"postgresql+asyncpg://postgres@127.0.0.1:{unused_tcp_port}/lisan", DATABASE_UNAVAILABLE
+        f"postgresql+asyncpg://postgres@127.0.0.1:{unused_tcp_port}/lisan",
+        DATABASE_UNAVAILABLE,
+        lane=lane,
     )
     for raised in (by_lookup, by_unit):
         assert type(raised) is type(by_engine)
 
 
 async def test_a_refused_login_is_raised_as_engine_connect_raises_it(
-    postgres: PrivatePostgres, notes: tuple[Writer, Lookups, str]
+    postgres: PrivatePostgres, notes: tuple[Writer, Lookups, str], lane: Lane
 ) -> None:
     """A role the server does not know: the driver's error goes through the engine's own
     handlers, as `engine.connect()` sends it, for a look-up and for a unit of work alike."""
     _, _, database = notes
     url = make_url(postgres.url(database)).set(username="nobody_here")
     by_engine, by_lookup, by_unit = await _failures_each_way(
-        url.render_as_string(hide_password=False), DBAPIError
+        url.render_as_string(hide_password=False), DBAPIError, lane=lane
     )
     assert isinstance(by_engine, DBAPIError)
     assert "nobody_here" in str(by_engine)

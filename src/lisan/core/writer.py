@@ -62,17 +62,14 @@ class Writer:
         self,
         engine: AsyncEngine,
         *,
-        blocking: Lane | None = None,
+        blocking: Lane,
         lock_wait_s: float = SQLITE_LOCK_WAIT_S,
     ) -> None:
         self.engine = engine  # what units of work run on, on PostgreSQL
         self.inline: InlineSQLite | None = None  # what they run on, on SQLite
         self._lock_wait_s = lock_wait_s
         self._prepared = PreparedCache(engine.dialect)
-        # Where a unit's blocking call runs on PostgreSQL: the caller's lane, or one of its own
-        # (made on first use, closed with the writer).
-        self._blocking = blocking
-        self._own_blocking: Lane | None = None
+        self._blocking = blocking  # where a unit's blocking call runs on PostgreSQL
         if engine.dialect.name == "sqlite":
             self.inline = InlineSQLite(engine.url.database or ":memory:", engine.dialect, busy_s=0)
             self._turn = asyncio.Lock()
@@ -110,16 +107,12 @@ class Writer:
         off the loop), on the blocking lane otherwise."""
         if getattr(_on_writer_thread, "active", False):
             return call(*args)
-        if self._blocking is None:
-            self._blocking = self._own_blocking = Lane("lisan-unit-blocking")
         return await self._blocking.run(call, *args)
 
     def close(self) -> None:
         if self.inline is not None:
             self._thread.close(wait=True)
             self.inline.close()
-        if self._own_blocking is not None:
-            self._own_blocking.close(wait=False)
 
 
 def _unit(inline: InlineSQLite, work: Work[T], deadline: float) -> T:
