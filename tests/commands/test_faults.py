@@ -199,7 +199,7 @@ async def test_a_command_whose_database_wait_runs_out_is_recorded_as_the_503_it_
     async def pool_exhausted(*_args: object) -> None:
         raise PoolTimeout("QueuePool limit of size 5 overflow 0 reached")
 
-    monkeypatch.setattr(pipeline, "validate", pool_exhausted)
+    monkeypatch.setattr(pipeline, "confirm", pool_exhausted)
     response = await one_command(settings_factory, fake_openai)
     assert_error(response, 503)
     (event,) = await command_events(admin_engine)

@@ -5,6 +5,7 @@ planner that declines. REJECTED and REPROMPT carry `reprompt_reason` and never a
 
 from __future__ import annotations
 
+import asyncio
 import math
 import uuid
 from collections.abc import Callable
@@ -14,7 +15,7 @@ import httpx
 import pytest
 
 from lisan.core.settings import Settings
-from lisan.testing.openai_script import Answer
+from lisan.testing.openai_script import DEFAULT_PLAN, Answer
 from lisan.testing.openai_server import FakeOpenAI
 from lisan.testing.speech import hum, silence
 from tests.fixtures.app import lisan_app
@@ -31,6 +32,7 @@ from tests.fixtures.commands import (
     transcription,
 )
 from tests.fixtures.devices import GMAIL, TELEGRAM, grant, ready_device
+from tests.fixtures.load import until
 
 Json = Any
 STEP_FIELDS = {"step_id", "action_type", "target_node_id", "payload", "is_destructive"}
@@ -393,6 +395,28 @@ async def test_a_revoked_grant_rejects_the_plan(
         after_regrant = await command(client, device, command_body())
     assert_refused(after_revoke.json(), "REJECTED", "app_not_granted", "ERR_REJECTED")
     assert after_regrant.json()["status"] == "ACCEPTED"
+
+
+async def test_a_grant_revoked_while_the_planner_thinks_rejects_its_plan(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """The plan is checked against the grants as they are when its answer is recorded: a grant
+    revoked after the command read its grants, while the planner was thinking, rejects it."""
+    fake_openai.completions.then(Answer.plan(DEFAULT_PLAN, delay_s=0.5))
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        device = await ready_device(client)
+        running = asyncio.create_task(command(client, device, command_body()))
+        await until(lambda: fake_openai.completions.calls > 0, 10, "the planner has the request")
+        revoked = await client.post(
+            "/v1/app-grants",
+            json={"package_name": TELEGRAM, "granted": False},
+            headers=device.headers,
+        )
+        assert revoked.status_code == 200, revoked.text
+        assert not running.done()
+        answered = await running
+    assert answered.status_code == 200, answered.text
+    assert_refused(answered.json(), "REJECTED", "app_not_granted", "ERR_REJECTED")
 
 
 DECLINED = {

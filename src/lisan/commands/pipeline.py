@@ -11,10 +11,10 @@ runs them in order; each takes what the steps before it returned and returns wha
 4. `hear`: the transcriber, and its doubts (`hearing`: language, no speech, confidence);
 5. `plan`: the planner;
 6. `validate`: the plan rules (`lisan.plans`) against the screen the phone sent and the
-   grants, read outside any transaction, so the rules' CPU never holds a write lock (on SQLite,
-   every process's); then `confirm`, inside the transaction `service` records the command in,
-   re-reads the grants the plan needs: the same, the answer stands; changed (a grant revoked
-   meanwhile), the rules run again on the grants as they are now.
+   grants `claim` read, outside any transaction, so the rules' CPU never holds a write lock (on
+   SQLite, every process's); then `confirm`, inside the transaction `service` records the
+   command in, re-reads the grants the plan needs: the same, the answer stands; changed (a
+   grant revoked while the providers ran), the rules run again on the grants as they are now.
 
 Each stage is timed under its one name (`stages.Stage`); what the phone is told is `answers`'.
 
@@ -226,20 +226,20 @@ async def plan(
 # --- 6. validate ---------------------------------------------------------------------------
 
 
-async def validate(resources: Resources, command: Command, progress: Progress) -> Progress:
-    """The plan rules' answer, checked outside any transaction against the grants read now
-    (a decided command skips them), and the progress timed through this stage."""
+def validate(command: Command, context: Context, progress: Progress) -> Progress:
+    """The plan rules' answer, checked outside any transaction against the grants the claim
+    read (a decided command skips them), and the progress timed through this stage. No read
+    of its own: `confirm` reads the grants again where the answer is recorded, and only that
+    read decides."""
     if progress.answer is not None:
         return progress
     since = time.perf_counter()
-    raw_plan = progress.raw_plan
     screen = command.request.screen_context
-    needed = required_packages(raw_plan, screen.current_package)
-    async with resources.lookups.connection() as db:
-        granted = await grants.granted_packages(db, command.user_id, needed)
-    checked = _checked(command, progress, frozenset(granted))
+    needed = required_packages(progress.raw_plan, screen.current_package)
+    granted = frozenset(needed.intersection(context.apps))
+    checked = _checked(command, progress, granted)
     metrics.labelled(metrics.COMMAND_STAGE, Stage.VALIDATION).observe(time.perf_counter() - since)
-    return progress.lap(Stage.VALIDATION, since, checked=checked, grants_seen=frozenset(granted))
+    return progress.lap(Stage.VALIDATION, since, checked=checked, grants_seen=granted)
 
 
 async def confirm(db: Executor, command: Command, progress: Progress) -> CommandResponse:

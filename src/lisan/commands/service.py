@@ -74,7 +74,7 @@ async def execute(
             progress = await pipeline.hear(resources, provider, command, context, progress)
         if progress.answer is None:
             progress = await pipeline.plan(provider, command, context, progress)
-            progress = await pipeline.validate(resources, command, progress)
+            progress = pipeline.validate(command, context, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
         command_outcome_var.set(("ERROR", failure_reason(answered_status(exc))))
