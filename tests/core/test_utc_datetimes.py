@@ -46,6 +46,37 @@ def test_sqlite_text_is_read_as_sqlalchemys_parse_of_it_then_made_utc(stored: st
     assert read(None) is None
 
 
+WRITTEN = [
+    datetime(2026, 11, 25, 6, 0, 0, 123456, tzinfo=UTC),
+    datetime(2026, 11, 25, 6, 0, tzinfo=UTC),
+    datetime(2026, 11, 25, 9, 30, 0, 1, tzinfo=timezone(timedelta(hours=3, minutes=30))),
+    datetime(2026, 1, 1, 0, 0, 0, 999999, tzinfo=timezone(timedelta(hours=-8))),
+    datetime(1, 1, 1, 0, 0, tzinfo=UTC),
+    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+]
+
+
+@pytest.mark.parametrize("written", WRITTEN, ids=str)
+def test_sqlite_text_is_written_as_sqlalchemys_own_chain_writes_it(written: datetime) -> None:
+    dialect = sqlite.dialect()
+    write = UtcDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert write is not None
+    # SQLAlchemy's own chain: process_bind_param, then its SQLite DATETIME's processor.
+    bound = cast(TypeDecorator[datetime], UtcDateTime().dialect_impl(dialect))
+    chain = TypeDecorator[datetime].bind_processor(bound, dialect)
+    assert chain is not None
+    assert write(written) == chain(written)
+    assert write(None) is None
+
+
+def test_a_naive_datetime_is_refused_before_it_reaches_sqlite() -> None:
+    dialect = sqlite.dialect()
+    write = UtcDateTime().dialect_impl(dialect).bind_processor(dialect)
+    assert write is not None
+    with pytest.raises(ValueError, match="naive"):
+        write(datetime(2026, 11, 25, 6, 0))
+
+
 _stamps = Table(
     "utc_stamps", MetaData(), Column("id", Integer, primary_key=True), Column("at", UtcDateTime)
 )
