@@ -1,6 +1,6 @@
 """POST /v1/commands as a whole: the steps of `pipeline` in order, and what a command leaves.
 
-    claim -> gate -> keep_audio -> hear -> plan -> record (validate inside its transaction)
+    claim -> gate -> keep_audio -> hear -> plan -> validate -> record (confirm inside it)
 
 A step that decides the answer (a refusal) skips the steps after it, up to `record`. A failure
 (a provider's 502/503/504, or anything else) gives the key back, so the same key may run again,
