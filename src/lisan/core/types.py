@@ -20,9 +20,7 @@ class UtcDateTime(TypeDecorator[datetime]):
     def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
         if value is None:
             return None
-        if value.tzinfo is None:
-            raise ValueError("naive datetime given to a UTC column")
-        value = value.astimezone(UTC)
+        value = _in_utc(value)
         return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
 
     def bind_processor(self, dialect: Dialect) -> Callable[[Any], Any] | None:
@@ -49,9 +47,14 @@ def _sqlite_text_of_utc(value: datetime | None) -> str | None:
     3.8 us a value against the chain's 6.2; a command writes six of them."""
     if value is None:
         return None
+    return _in_utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
+
+
+def _in_utc(value: datetime) -> datetime:
+    """The same instant in UTC; a naive datetime is refused, never guessed."""
     if value.tzinfo is None:
         raise ValueError("naive datetime given to a UTC column")
-    return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+    return value.astimezone(UTC)
 
 
 def _utc_from_sqlite_text(value: str | None) -> datetime | None:
