@@ -14,12 +14,14 @@ from lisan.core import tokens
 from lisan.core.settings import Settings
 from tests.fixtures.admin import bearer
 from tests.fixtures.app import client_for
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.statements import count_statements
 
 
 @pytest.fixture
 async def shielded_app(settings_factory: Callable[..., Settings]) -> AsyncIterator[LisanApp]:
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_ip="3/minute"))
     async with LifespanManager(app):
         yield app

@@ -22,6 +22,7 @@ from tests.fixtures.accounts import set_account_status, suspend, user_row
 from tests.fixtures.admin import admin_token
 from tests.fixtures.answers import assert_retry_after
 from tests.fixtures.app import client_for
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.devices import new_install_id, register
 from tests.fixtures.sessions import auth_headers, expire_ago, session_rows
@@ -309,6 +310,7 @@ async def test_a_20_kb_body_is_413(client: httpx.AsyncClient, admin_engine: Asyn
 async def test_registration_is_rate_limited_per_client_ip(
     settings_factory: Callable[..., Settings],
 ) -> None:
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_register="2/minute"))
     other_ip = httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app, client=("198.51.100.9", 50000)),

@@ -23,6 +23,7 @@ from tests.fixtures.accounts import set_account_status
 from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
 from tests.fixtures.app import client_for
 from tests.fixtures.billing import ENTITLEMENT, bill, entitlement_of, get_entitlement, subscribe
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.devices import register
 
 MICROSECOND = timedelta(microseconds=1)
@@ -264,6 +265,7 @@ async def test_an_account_being_deleted_gets_409(
 
 
 async def test_it_is_rate_limited_per_user(settings_factory: Callable[..., Settings]) -> None:
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_user="3/minute"))
     async with LifespanManager(app), client_for(app) as client:
         device = await register(client)  # its /v1/users/me call counts too

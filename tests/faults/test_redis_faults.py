@@ -25,6 +25,7 @@ import redis.asyncio as redis
 from lisan.core import resources
 from lisan.core.ratelimit import REDIS_TIMEOUT_S
 from lisan.probes.service import READY_CACHE_S, REDIS_PING_S
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.devices import Device
 from tests.fixtures.load import Outcome, load_with_ready_poller, register_devices, summary
 from tests.fixtures.private_servers import PrivatePostgres, PrivateRedis
@@ -164,6 +165,7 @@ async def test_limits_are_shared_by_two_servers_through_redis(
         httpx.AsyncClient(base_url=first.base_url, timeout=LATENCY_BOUND_S) as one,
         httpx.AsyncClient(base_url=second.base_url, timeout=LATENCY_BOUND_S) as other,
     ):
+        await clear_of_a_minute_boundary()  # both budgets below are counted in one minute
         (device,) = await register_devices(first.base_url, 1)  # its /v1/users/me: 1 spent
         answers = []
         for turn in range(USER_LIMIT - 1):

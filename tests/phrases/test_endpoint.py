@@ -15,6 +15,7 @@ from lisan.phrases.catalog import CATALOG
 from lisan.phrases.schemas import PhraseKey
 from tests.fixtures.answers import assert_retry_after
 from tests.fixtures.app import client_for
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.devices import register
 
@@ -63,6 +64,7 @@ async def test_another_language_is_400(client: httpx.AsyncClient, language: str)
 
 
 async def test_it_is_rate_limited_per_client_ip(settings_factory: Callable[..., Settings]) -> None:
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_user="3/minute"))
     async with LifespanManager(app):
         async with client_for(app) as client:
@@ -82,6 +84,7 @@ async def test_the_phrase_limit_is_its_own_budget(
     settings_factory: Callable[..., Settings],
 ) -> None:
     """Phrases count per IP, apart from the per-user budget of the signed-in routes."""
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_user="2/minute"))
     async with LifespanManager(app), client_for(app) as client:
         device = await register(client)  # one /v1/users/me call from this user

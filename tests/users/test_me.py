@@ -16,6 +16,7 @@ from lisan.users.models import User
 from tests.fixtures.accounts import user_row
 from tests.fixtures.answers import assert_retry_after
 from tests.fixtures.app import client_for
+from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.devices import register
 from tests.fixtures.sessions import call
 
@@ -83,6 +84,7 @@ async def test_me_reads_no_user_id_from_the_request(client: httpx.AsyncClient) -
 
 
 async def test_me_is_rate_limited_per_user(settings_factory: Callable[..., Settings]) -> None:
+    await clear_of_a_minute_boundary()
     app = create_app(settings_factory(rate_limit_user="3/minute"))
     async with LifespanManager(app), client_for(app) as client:
         device = await register(client)  # its one /v1/users/me call counts too
