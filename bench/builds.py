@@ -2,14 +2,17 @@
 or saves, measured in the server rather than in a micro-benchmark.
 
     .venv/bin/python -m bench.builds [--route users-me] [--database sqlite|postgres]
-        [--rounds 4] [--seconds 8] NAME=SRC[:KEY=VALUE,...] NAME=SRC ...
+        [--rounds 4] [--seconds 8] [--profile FILE] NAME=SRC[:KEY=VALUE,...] NAME=SRC ...
 
-Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this
-one) with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0
-on a database of its own (SQLite, or a fresh one on the local PostgreSQL) holding the bench's
-data (`bench.routes.fill_service`); wrk (pinned to core 1) loads them in turn, round after
-round. Reported: each build's median server CPU per request and requests/s. To price one layer,
-copy the tree, remove the layer, and run both: `bench.builds base=. without-log=/tmp/copy`.
+Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this one)
+with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0 on a
+database of its own (SQLite, or a fresh one on the local PostgreSQL) holding the bench's data
+(`bench.routes.fill_service`); wrk (on the other cores, with this bench) loads them in turn,
+round after round. Reported: each build's median server CPU per request and requests/s. To
+price one layer, copy the tree, remove the layer, and run both:
+`bench.builds base=. without-log=/tmp/copy`. With --profile FILE, py-spy records each build
+through its first round (`FILE.<name>`; the mode as `bench.common.profiled` reads it), so what
+a removal leaves can be read build beside build.
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import ROOT, free_port, fresh_service_database, process
+from bench.common import (
+    ROOT,
+    free_port,
+    fresh_service_database,
+    pin_load_away_from,
+    process,
+    profiled,
+)
 from bench.routes import ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
 from bench.service import UNREFUSED_LIMITS
 
@@ -68,9 +78,11 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
+    parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
     parser.add_argument("builds", nargs="+", type=Build.parse)
     args = parser.parse_args()
     route = next(r for r in ROUTES if r.name == args.route)
+    pin_load_away_from(SERVER_CORE)
     samples: dict[str, list[Sample]] = {build.name: [] for build in args.builds}
     with contextlib.ExitStack() as stack:
         workdir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="lisan-builds-")))
@@ -89,9 +101,12 @@ def main() -> None:
             targets.append((build.name, url, headers, pid))
         for number in range(args.rounds):
             for name, url, headers, pid in targets:
-                sample = wrk(
-                    url + route.path, headers, args.seconds, args.connections, route.body, pid
-                )
+                first = args.profile is not None and number == 0
+                output = Path(f"{args.profile}.{name}") if first else None
+                with profiled(pid, output, args.seconds):
+                    sample = wrk(
+                        url + route.path, headers, args.seconds, args.connections, route.body, pid
+                    )
                 samples[name].append(sample)
                 print(
                     f"  round {number + 1} {name:16} {sample.requests_per_s:7.0f} req/s  "

@@ -35,8 +35,10 @@ Reported per round:
 - the server's CPU time (user + system, from /proc, over all its processes with --workers)
   per command recorded: what one command costs the service, with no queueing in it; beside
   it, what the fake provider and PostgreSQL spent per command and how busy the machine's
-  cores were: wrk, the fake provider, PostgreSQL and the server share them, so once they are
-  busy the latencies are mostly queueing for a core;
+  cores were. With --core (the default, 0), the servers run on that core and this bench, wrk
+  and the fake provider on the others (PostgreSQL where the system puts it), so that the load
+  neither preempts the server it measures nor takes its caches; once the cores are busy the
+  latencies are mostly queueing for one;
 - the server's RSS (VmRSS polled every 0.5 s): at ~5 s, at the end, and the peak. Memory that
   does not grow with the commands served shows as the last round's peak close to round 1's.
 
@@ -93,6 +95,7 @@ from bench.common import (
     free_port,
     fresh_service_database,
     machine_cpu,
+    pin_load_away_from,
     postgres_cpu_seconds,
     process,
     process_tree,
@@ -500,6 +503,7 @@ def main() -> None:
         core=None if args.core == "none" else args.core,
         beside=args.beside,
     )
+    load_cores = pin_load_away_from(options.core)
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(
         f"wrk -t{min(2, options.connections)} -c{options.connections} -d{options.seconds}s "
@@ -507,6 +511,7 @@ def main() -> None:
         f"provider delay {options.delay_s} s per call, 2 calls per command; "
         f"lisan serve --workers {options.workers}"
         + (f", pinned to core {options.core}" if options.core else "")
+        + (f"; wrk, the fake provider and this bench on cores {load_cores}" if load_cores else "")
         + ("; the raw floor in alternating rounds" if options.floor else "")
         + f"; load average {os.getloadavg()[0]:.2f}"
     )

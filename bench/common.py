@@ -224,3 +224,29 @@ def profiled(pid: int, output: Path | None, seconds: int) -> Iterator[None]:
             errors = b"timed out"
         if recorder.returncode != 0:
             print(f"  py-spy failed: {errors.decode(errors='replace').strip()[-300:]}")
+
+
+def pin_load_away_from(core: str | None) -> str | None:
+    """Pins this process, and so wrk and the fake provider it starts, to the cores other than
+    the servers' (`None`: unpinned, or no other core). On the servers' core they preempted the
+    server being measured and took its caches: the same build measured twice in one run
+    differed by up to 20% a round."""
+    if core is None:
+        return None
+    others = os.sched_getaffinity(0) - _cores(core)
+    if not others:
+        return None
+    os.sched_setaffinity(0, others)
+    return ",".join(str(number) for number in sorted(others))
+
+
+def _cores(listed: str) -> set[int]:
+    """The cores of taskset's list form (`0`, `0,2`, `0-1`), as a bench's --core takes it."""
+    cores: set[int] = set()
+    for item in listed.split(","):
+        first, _, last = item.partition("-")
+        try:
+            cores.update(range(int(first), int(last or first) + 1))
+        except ValueError:
+            raise SystemExit(f"cores {listed}: not a list of cores (0, 0,2 or 0-1)") from None
+    return cores

@@ -9,11 +9,12 @@ The floors are `bench/floors.py`: the shared floor (`bench/floor_app.py`, a verb
 in its style for app-grants, entitlement and telemetry. The service and the floor each run as
 one uvicorn process pinned to core 0 (`taskset`), each on a database of its own holding the
 same data (one user and device, 50 vocabulary terms, 8 apps decided 12 times); wrk (one thread,
-pinned to core 1) loads them in alternating rounds. Reported per route: median requests/s,
-p50/p99, the ratio of the service's throughput to the floor's, and the server's CPU per
-request (its process's user + system time over the round, from /proc, over the requests
-wrk completed). With --profile FILE, py-spy records each server through its first round of
-each route (`FILE.<database>.<route>.service` and `.floor`; see `bench.common.profiled`).
+on the other cores with this bench) loads them in alternating rounds. Reported per route:
+median requests/s, p50/p99, the ratio of the service's throughput to the floor's, and the
+server's CPU per request (its process's user + system time over the round, from /proc, over the
+requests wrk completed). With --profile FILE, py-spy records each server through its first
+round of each route (`FILE.<database>.<route>.service` and `.floor`; see
+`bench.common.profiled`).
 Needs `wrk` and `taskset` and, for PostgreSQL, the server at 127.0.0.1:5432.
 """
 
@@ -38,6 +39,7 @@ from bench.common import (
     free_port,
     fresh_postgres_database,
     fresh_service_database,
+    pin_load_away_from,
     process,
     profiled,
     wrk_field,
@@ -48,7 +50,7 @@ from bench.service import UNREFUSED_LIMITS
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/"
 INSTALL_ID = "bench-install-0000000001"
-SERVER_CORE, LOAD_CORE = "0", "1"
+SERVER_CORE = "0"  # the servers'; wrk and this bench run on the other cores
 EVENT = b'{"outcome":"done","duration_ms":1240,"confidence":0.91,"stage_timings":{"transcribe":310,"plan":295,"validate":2}}'  # noqa: E501
 
 
@@ -80,7 +82,7 @@ class Sample:
 def wrk(
     url: str, headers: dict[str, str], seconds: int, connections: int, body: bytes | None, pid: int
 ) -> Sample:
-    command = ["taskset", "-c", LOAD_CORE, "wrk", "-t1", f"-c{connections}", f"-d{seconds}s"]
+    command = ["wrk", "-t1", f"-c{connections}", f"-d{seconds}s"]
     command.append("--latency")
     for name, value in headers.items():
         command += ["-H", f"{name}: {value}"]
@@ -231,6 +233,7 @@ def main() -> None:
         if shutil.which(tool) is None:
             raise SystemExit(f"{tool} is not installed (Debian: apt-get install wrk util-linux)")
     routes = [r for r in ROUTES if args.route is None or r.name in args.route]
+    pin_load_away_from(SERVER_CORE)
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]
     print(f"wrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} alternating rounds")
     results = {
