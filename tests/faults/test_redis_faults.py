@@ -34,9 +34,11 @@ from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 CLIENTS = 20
 OPERATIONS = ["me", "consent"]  # both through the per-user limit, in Redis while it answers
 # The limiter waits on Redis at most REDIS_TIMEOUT_S (0.5 s), /ready at most 0.5 s; the rest is
-# what a loaded 2-core machine adds. Before the fix a frozen Redis held requests as long as it
-# stayed frozen.
-LATENCY_BOUND_S = 1.5
+# what a loaded 2-core machine adds: in CI, beside the other database pass, six answers of every
+# route (/ready and its database check among them) once came back together after 1.6 s, a stall
+# of the machine rather than a queue behind Redis. Before the fix a frozen Redis held requests as
+# long as it stayed frozen (10 s and more), so the bound still tells the two apart.
+LATENCY_BOUND_S = 2.5
 assert max(REDIS_TIMEOUT_S, resources.REDIS_TIMEOUT_S, REDIS_PING_S) < LATENCY_BOUND_S
 WARM_UP_S = 1.5  # past the first requests' cold start (new connections, 1 s on a loaded machine)
 FAULT_S = 2.5  # how long the load runs on a dead or frozen Redis
