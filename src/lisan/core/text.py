@@ -2,13 +2,21 @@
 rules' destructive words, the offline grammar's words, an app's spoken name) reads text here.
 
 `fold` reads text as a person sees it, so "Delete" spelled with a Cyrillic "e" (U+0435), with a
-combining grapheme joiner or a Hangul filler inside, in fullwidth letters, or "ሰርዝ" in a
-homophone spelling (U+1220 for U+1230) all read as what a person sees:
-1. compatibility forms are decomposed (NFKD);
+combining grapheme joiner or a Hangul filler inside, in fullwidth, circled, squared or
+mathematical letters, or "ሰርዝ" in a homophone spelling (U+1220 for U+1230) all read as what a
+person sees. Each code point is decided once, on its own (so a decision can see what it was
+before decomposition):
+1. compatibility forms are decomposed (NFKD): fullwidth, circled (ⓓ), squared (🄳) and
+   mathematical letters (𝐝, 𝕕, 𝒹 and the letterlike ℯ ℓ ℊ that fill its holes) become their
+   letters. A symbol whose decomposition, or failing one its `anyascii` transliteration, is
+   only ASCII letters or digits once the parentheses and full stop that enclose them are
+   dropped reads as those letters: parenthesized (⒟), negative squared and circled (🅳, 🅓),
+   and regional indicator letters (🇩); a pictograph (🗑, ":wastebasket:") is no letter;
 2. what renders as nothing is dropped: every `Default_Ignorable_Code_Point` (fillers of any
-   script, variation selectors, tag characters), every format character (Cf: zero-width and bidi
-   controls, interlinear annotation anchors), unassigned and private-use code points,
-   surrogates, and marks (Mn, Me);
+   script, variation selectors, tag characters, zero-width spaces and joiners, the word joiner,
+   the soft hyphen, the Mongolian vowel separator), every format character (Cf: bidi controls,
+   interlinear annotation anchors), unassigned and private-use code points, surrogates, and
+   marks (Mn, Me);
 3. Ethiopic homophone series that Amharic readers take as one (those of U+1230 and U+1220,
    U+1338 and U+1340, U+12A0 and U+12D0, and U+1200, U+1210 and U+1280) become one series;
 4. every character becomes the prototype of its confusables class (Unicode TS #39), from the
@@ -20,18 +28,27 @@ homophone spelling (U+1220 for U+1230) all read as what a person sees:
    break stays one, so texts joined by lines stay apart). So "btn_remove", "re-send" and
    "delete…" are words apart, and a filler before a word cannot join it to what precedes it.
 
+A space other than the ordinary one and the no-break space (every other `Zs`: thin, hair,
+six-per-em, punctuation, figure, narrow no-break...) is drawn so narrow, or used so rarely
+between words, that "De\u2009lete" reads "Delete": `fold` keeps it a separator, and `folds`
+reads each text both ways, with such spaces as separators and with them removed, so joining
+never hides a word ("Now\u2009delete" still holds "delete" at a word start).
+
 TS #39 skeletons are case-sensitive ("I" looks like "l", "i" does not), so `folds` gives the
 readings a case-insensitive match needs: the skeleton of the case-folded text, that of the
 case-folded skeleton (a Cyrillic capital "Te" looks like "T" until it is case-folded), and the
 second split into word pieces at camelCase boundaries ("deleteButton" reads "delete button").
-The split is a reading of its own, never the only one: "DeLeTe" split is "de le te".
+The split is a reading of its own, never the only one: "DeLeTe" split is "de le te". Beside
+them, a letter standing alone between spaces is read joined to the words on both sides, so
+letters spaced apart ("D e l e t e", "Del e te") read as the word they spell, whatever the
+letter count of their neighbours.
 
 The word functions below (`latin_words`, `ethiopic_words`, `name_words`) serve the grammar and
 app names: they drop the same invisible code points first, so no word is ever split or joined by
 something a person cannot see.
 
 The translation runs in C through `str.translate` over a table filled on first sight of each
-code point: a 64 KiB screen folds in a few milliseconds.
+code point, so a screen costs one pass per reading whatever its size.
 """
 
 from __future__ import annotations
@@ -80,27 +97,60 @@ def _separated(char: str) -> str:
     return char if char == "\n" or _is_word_char(char) else " "
 
 
+# A space drawn inside a word as easily as between two (see the module's docstring): marked in
+# the translation, then read both as a separator and as nothing. NUL, which renders as nothing,
+# is the mark, so a marked reading translated again keeps its marks.
+_JOIN = "\x00"
+_NARROW_SPACE = regex.compile(r"[\p{Zs}\x00--[\x20\xa0]]", regex.VERSION1)
+_SYMBOL = regex.compile(r"[\p{S}\p{No}]")
+_ENCLOSING = "()."
+
+
+def _letterlike(char: str) -> str:
+    """Step 1 of the module's docstring for one code point: its decomposition, or for a symbol
+    that shows letters or digits, those."""
+    decomposed = unicodedata.normalize("NFKD", char)
+    if _SYMBOL.match(char) is not None:
+        shown = (decomposed if decomposed != char else anyascii(char)).strip(_ENCLOSING)
+        if shown.isascii() and shown.isalnum():
+            return shown
+    return decomposed
+
+
 class _Translation(dict[int, str | None]):
-    """`str.translate`'s table, filled on first sight of each code point: dropped (None), or its
-    homophone's and then its class's prototype, with separators as one space."""
+    """`str.translate`'s table, filled on first sight of each code point: a narrow space as the
+    join mark; else its letters (step 1), each dropped if invisible, else its homophone's and
+    then its class's prototype, with separators as one space."""
 
     def __missing__(self, code: int) -> str | None:
         char = chr(code)
-        value = None
-        if not is_invisible(char):
-            homophone = _HOMOPHONES.get(char, char)
-            prototype = _prototypes().get(homophone, homophone)
-            value = "".join(_separated(c) for c in prototype)
+        if _NARROW_SPACE.match(char) is not None:
+            value: str | None = _JOIN
+        else:
+            value = "".join(_visible_prototype(c) for c in _letterlike(char)) or None
         self[code] = value
         return value
+
+
+def _visible_prototype(char: str) -> str:
+    if is_invisible(char):
+        return ""
+    homophone = _HOMOPHONES.get(char, char)
+    prototype = _prototypes().get(homophone, homophone)
+    return "".join(_separated(c) for c in prototype)
 
 
 _TABLE = _Translation()
 
 
+def _marked(text: str) -> str:
+    """Steps 1 to 5, with narrow spaces as the join mark."""
+    return text.translate(_TABLE)
+
+
 def skeleton(text: str) -> str:
     """What `text` looks like, case kept: steps 1 to 5 of the module's docstring."""
-    return unicodedata.normalize("NFKD", text).translate(_TABLE)
+    return _marked(text).replace(_JOIN, " ")
 
 
 def fold(text: str) -> str:
@@ -113,22 +163,26 @@ def folds(text: str) -> tuple[str, ...]:
     hold a word a person reads there. Beside them, spellings a person still reads as the word:
     runs inside a right-to-left override as they are drawn (reversed), Latin look-alikes outside
     the confusables table (small capitals, phonetic and letterlike forms) as the letters they
-    show, and letters spaced apart (by any space, hair and thin ones included) joined."""
-    seen = skeleton(text)
-    readings = [skeleton(text.casefold()), skeleton(seen.casefold())]
+    show; each with narrow spaces as separators and removed, and with letters standing alone
+    between spaces joined to their neighbours."""
+    seen = _marked(text)
+    marked = [_marked(text.casefold()), _marked(seen.casefold())]
     split = _CAMEL.sub(" ", seen)
     if split != seen:
-        readings.append(skeleton(split.casefold()))
+        marked.append(_marked(split.casefold()))
     drawn = _OVERRIDDEN.sub(lambda run: run[1][::-1], text)
     if drawn != text:
-        readings.append(skeleton(drawn.casefold()))
+        marked.append(_marked(drawn.casefold()))
     shown = _LOOKALIKE.sub(lambda letter: anyascii(letter[0]), text)
     if shown != text:
-        readings.append(skeleton(shown.casefold()))
+        marked.append(_marked(shown.casefold()))
+    readings: dict[str, None] = {}
+    for reading in marked:
+        readings[reading.replace(_JOIN, " ")] = None
+        if _JOIN in reading:
+            readings[reading.replace(_JOIN, "")] = None
     for reading in tuple(readings):
-        joined = _SPACED_LETTERS.sub(lambda run: run[0].replace(" ", ""), reading)
-        if joined != reading:
-            readings.append(joined)
+        readings[_LONE_LETTER_SPACE.sub("", reading)] = None
     return tuple(readings)
 
 
@@ -138,8 +192,9 @@ _OVERRIDDEN = re.compile("\u202e([^\u202c\n]*)")
 # Latin look-alikes the confusables table leaves alone: IPA and phonetic extensions (small
 # capitals such as "ᴅᴇʟᴇᴛᴇ"), modifier letters and letterlike symbols.
 _LOOKALIKE = re.compile("[\u0250-\u02af\u1d00-\u1dbf\u2100-\u214f\ua720-\ua7ff]")
-# Three or more single letters, each alone between separators: "d e l e t e".
-_SPACED_LETTERS = re.compile(r"(?<!\w)\w(?: \w(?!\w)){2,}")
+# A space beside a letter that stands alone between spaces: "d e l e t e", "del e te". Only
+# fixed-width lookarounds around one character: linear in the text.
+_LONE_LETTER_SPACE = re.compile(r"(?<=(?<!\w)[^\W\d_]) (?=\w)|(?<=\w) (?=[^\W\d_](?!\w))")
 
 
 def visible(text: str) -> str:
