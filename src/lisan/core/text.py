@@ -7,10 +7,11 @@ mathematical letters, or "ሰርዝ" in a homophone spelling (U+1220 for U+1230)
 person sees. Each code point is decided once, on its own (so a decision can see what it was
 before decomposition):
 1. compatibility forms are decomposed (NFKD): fullwidth, circled (ⓓ), squared (🄳) and
-   mathematical letters (𝐝, 𝕕, 𝒹 and the letterlike ℯ ℓ ℊ that fill its holes) become their
-   letters. A symbol whose decomposition, or failing one its `anyascii` transliteration, is
-   only ASCII letters or digits once the parentheses and full stop that enclose them are
-   dropped reads as those letters: parenthesized (⒟), negative squared and circled (🅳, 🅓),
+   mathematical letters (bold, double-struck, script, and the letterlike script e, l and g
+   that fill the holes of the mathematical alphabets) become their letters. A symbol whose
+   decomposition, or failing one its `anyascii` transliteration, is only ASCII letters or
+   digits once the parentheses and full stop that enclose them are dropped reads as those
+   letters: parenthesized (⒟), negative squared and circled (🅳, 🅓),
    and regional indicator letters (🇩); a pictograph (🗑, ":wastebasket:") is no letter;
 2. what renders as nothing is dropped: every `Default_Ignorable_Code_Point` (fillers of any
    script, variation selectors, tag characters, zero-width spaces and joiners, the word joiner,

@@ -6,11 +6,28 @@ Read through `core.text.folds`, so look-alike letters, invisible characters, mar
 and identifier spellings ("deleteButton", "btn_remove_item") cannot hide a word. English words
 match at the start of a word, so "Deleted items", "Payments" and "Sender" count too, and so do
 the same acts with a prefix a reasonable person reads as the same act ("Resend", "Unsend",
-"AutoPay", "Prepay", "Re-post"): a needless question is the safe side of a wrong guess. Amharic
-words match anywhere as spelled, because Amharic attaches object markers and clitics to the verb
-("ላክለት" holds "ላክ"); the price is the odd false alarm ("ግዛት", region, holds "ግዛ"). And since
-Amharic inflects by vowels too ("ተሰርዟል", has been deleted), its acts are also read by their
-consonants (`AMHARIC_ROOTS`).
+"AutoPay", "Prepay", "Re-post"): a needless question is the safe side of a wrong guess.
+
+Amharic is read by its grammar, word by word (`reads_amharic_act`). A verb carries its
+prepositions, subordinators, negation, person, voice and mood in front ("ለመሰረዝ", to delete;
+"እንዲልኩ", that they send; "አትሰርዝ", don't delete) and its objects, possessors, person and
+plural behind ("ላክለት", send him; "ተሰርዟል", has been deleted), and it inflects by the vowels of
+its stem ("ሰርዝ", delete!, "ሰረዘ", he deleted). So a word is an act when it is at most three
+known prefixes (`AMHARIC_PREFIXES`), one of an act's stems (`AMHARIC_ACTS`: imperative and
+jussive, perfect, imperfect, infinitive and passive stems, the last syllable in any vowel since
+endings fuse with it: "ሰርዙ", "ክፈሉ" and "ላኩ" are the plural and polite imperatives), and at
+most three known endings (`AMHARIC_ENDINGS`), with nothing left over. The stems are compared
+syllable by syllable, vowels included, so a word that only shares an act's consonants is not
+that act: "ልክ" (right) is no "ላክ" (send), "ክፍል" (a room) no "ክፈል" (pay), "ተከተል" (follow)
+no "ተካ" (replace), "ውጤት" (result) no "ውጣ" (go out). A stem that never stands alone (the
+imperfect "-ልክ" of "ይልካል", he sends) is read only after a prefix of person or voice, so the
+bare "ልክ" and "ደወል" (a bell) are not acts; a causative's stem ("አጥፋ", erase!) is read with its
+own glottal prefix (አ, ያ, ማ), so "ይጠፋል" (it goes off) is not erasing. A word that spells an
+act's stem yet is none of its forms ("ሰረዝ", a dash) is excused only as spelled, whole
+(`AMHARIC_NOT_ACTS`): no inflected form of an act is. What the grammar still mistakes is the
+odd homograph: "ግዛት" (region) reads as "ግዛ" (buy!) with an ending, a needless question; the
+plural "fill!" ("ሙሉ") is spelled as "full" and read only with a prefix ("ይሙሉ"). Acts said in
+two words ("ቦታ ያዝ", book) are matched as spelled (`DESTRUCTIVE_AMHARIC`).
 """
 
 from __future__ import annotations
@@ -18,6 +35,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from lisan.core.text import consonants, fold, folds
 
@@ -53,60 +71,16 @@ DESTRUCTIVE_ENGLISH = (
     # calling
     "call", "dial",
 )  # fmt: skip
-# Amharic: imperatives as Android apps label buttons (masculine, then the polite form), and a
-# few nouns buttons use; matched anywhere (see the module's docstring).
+# Amharic phrases, matched as spelled: acts said in two words, whose words alone name none
+# ("ቦታ ያዝ", hold a place, books it). One-word acts are read by their grammar (`AMHARIC_ACTS`).
 DESTRUCTIVE_AMHARIC = (
-    # money
-    "ክፈል", "ይክፈሉ", "ክፍያ",  # pay, payment
-    "ግዛ", "ይግዙ", "ግዢ",  # buy, purchase
-    "እዘዝ", "ይዘዙ",  # order
-    "አስተላልፍ", "ያስተላልፉ",  # transfer, forward
-    "አውጣ", "ያውጡ",  # withdraw (take out)
-    "ሽጥ", "ይሽጡ",  # sell
-    "ለግስ", "ይለግሱ", "ልገሳ",  # donate, donation
-    "ሙላ", "ይሙሉ",  # top up (fill)
-    "ተመዝገብ", "ይመዝገቡ",  # subscribe, register
     "ቦታ ያዝ", "ቦታ ይያዙ",  # book, reserve (a place)
-    "ውርርድ", "ተወራረድ", "ይወራረዱ",  # bet
-    "ጉርሻ",  # tip
     "ሙከራ ጀምር",  # start a trial
-    # deleting and clearing
-    "ሰርዝ", "ይሰርዙ",  # delete
-    "አጥፋ", "ያጥፉ",  # erase, delete
-    "ደምስስ", "ይደምስሱ",  # erase
-    "አስወግድ", "ያስወግዱ",  # remove
-    "አጽዳ", "ያጽዱ",  # clear
-    "ዳግም አስጀምር",  # reset
-    "ቅረጽ", "ይቅረጹ",  # format (storage)
-    "ተካ", "ይተኩ",  # replace, overwrite
+    "ዳግም አስጀምር", "ዳግም ያስጀምሩ",  # reset
     "ወደ መጣያ",  # to the bin
-    # sending, posting
-    "ላክ", "ይላኩ",  # send
-    "ለጥፍ", "ይለጥፉ",  # post (also paste)
-    "አትም", "ያትሙ",  # publish
-    "አጋራ", "ያጋሩ",  # share
-    "አስገባ", "ያስገቡ",  # submit
-    # installing
-    "ጫን", "ይጫኑ",  # install (also press)
-    "አራግፍ", "ያራግፉ",  # uninstall
-    # accepting and allowing
-    "ተቀበል", "ይቀበሉ",  # accept
-    "ፍቀድ", "ይፍቀዱ",  # allow
-    "እስማማለሁ", "ተስማማ", "ይስማሙ",  # agree
-    "አረጋግጥ", "ያረጋግጡ",  # confirm
-    # blocking and reporting
-    "አግድ", "ያግዱ",  # block
-    "ሪፖርት",  # report
-    # the account
-    "አቦዝን", "ያቦዝኑ",  # deactivate
     "መለያ ዝጋ", "መለያውን ዝጋ",  # close account
-    "አቋርጥ", "ያቋርጡ",  # unsubscribe, discontinue
-    "ልቀቅ", "ይልቀቁ",  # leave (a group)
-    "ውጣ", "ይውጡ",  # sign out, leave
-    # calling
-    "ደውል", "ይደውሉ",  # call
+    "ሪፖርት አድርግ",  # report
 )  # fmt: skip
-
 
 # Prefixes read as the same act: "Resend" sends, "Unsend" deletes a sent message, "AutoPay" pays.
 ENGLISH_PREFIXES = ("re", "un", "auto", "pre", "post", "e", "mass", "bulk", "quick", "instant",
@@ -161,67 +135,161 @@ _ASSENT = frozenset(fold(word) for word in ASSENT_WORDS)
 _DISMISSAL = frozenset(fold(word) for word in DISMISSAL_WORDS)
 
 
-# Amharic inflects a verb by its vowels and by what it attaches: "ሰርዝ" (delete!) is also "ይሰርዙ"
-# (polite), "ተሰርዟል" (has been deleted), "መሰረዝ" (deleting), "ለመሰረዝ" (to delete). So each
-# one-word act above is also read by its consonants (`core.text.consonants`): the root, after
-# at most two consonants of the prefixes verbs and verbal nouns take (the glottal አ/እ/ያ, የ/ይ,
-# ተ/ት, መ/ማ, ነ/ን, ለ/ል, በ, ከ). A causative's leading አ ("አጥፋ", "አስወግድ") is such a prefix,
-# so its root is read without it. A root of three consonants or more matches whatever follows
-# it; one of two ("ላክ", send, is "ለከ") only before at most two consonants of the object and
-# subject endings (ል, ት, ው, ሽ, ክ, ቸ, ን, ህ, ም), or it would be found in too many words: "ተመለስ"
-# (go back) holds the consonants of "አትም" (publish) before "ለሰ". Still more words than acts
-# share a root's consonants; the price is the odd needless question, and a few common words
-# that name no act are not read that way (`AMHARIC_NOT_ACTS`).
-AMHARIC_PREFIXES = "አየተመነለበከ"
-AMHARIC_ENDINGS = "ለተወሸከቸነሀመ"
+# Amharic is read by its grammar (see the module's docstring). Each act is a few stems, spelled
+# with the vowels that tell it from other words ("ላክ", send, has ላ; "ልክ", right, has ል):
+# - a stem's last syllable may take any vowel of its consonant, since endings fuse with it
+#   ("ሰርዝ" is also "ሰርዙ", delete! pl., and the "ሰርዟ" of "ተሰርዟል", has been deleted); a stem
+#   ending in "=" keeps its last vowel as spelled ("ውጣ=", go out, is no "ውጤት", result);
+# - a stem starting with "-" is one that never stands alone (an imperfect or passive stem): it
+#   is read only after a prefix of person, voice or mood (`AMHARIC_VERB_PREFIXES`: "ይልካል", he
+#   sends, "ተልኳል", has been sent; a bare "ልክ" is "right", "ደወል" a bell);
+# - a causative stem ("አጥፋ", erase!) is also read with the ያ of its jussive and the ማ of its
+#   infinitive ("ያጥፉ", "ለማጥፋት"); the plain verb ("ይጠፋል", it goes off) is not the act.
+AMHARIC_ACTS = (
+    # money
+    ("pay", ("ክፈል", "ከፈል", "-ከፍል", "ክፍያ")),
+    ("buy", ("ግዛ", "-ገዛ", "ግዢ")),
+    ("order", ("እዘዝ", "አዘዝ", "-ዘዝ")),
+    ("transfer, forward", ("አስተላልፍ", "አስተላለፍ", "-ስተላልፍ", "-ስተላለፍ")),
+    ("sell", ("ሽጥ", "ሸጥ")),
+    ("donate", ("ለግስ", "ለገስ", "ልገሳ")),
+    ("top up (fill)", ("ሙላ=", "-ሙሉ=", "-ሞላ=")),
+    ("subscribe, register", ("-መዝገብ", "-መዘገብ")),
+    ("bet", ("ውርርድ", "-ወራረድ")),
+    ("tip", ("ጉርሻ",)),
+    # deleting and clearing
+    ("delete", ("ሰርዝ", "ሰረዝ", "ሰርዢ=", "ስረዛ")),
+    ("erase", ("አጥፋ", "አጠፋ")),
+    ("destroy, erase", ("ደምስስ", "ደመሰስ")),
+    ("remove", ("አስወግድ", "አስወገድ", "-ወግድ", "-ወገድ")),
+    ("clear", ("አጽዳ", "አጸዳ")),
+    ("format (storage)", ("ቅረጽ",)),
+    ("replace, overwrite", ("ተካ=", "-ተኩ=", "-ተክ=")),
+    # sending, posting
+    ("send", ("ላክ", "-ልክ")),
+    ("post (also paste)", ("ለጥፍ", "ለጠፍ", "ልጥፍ")),
+    ("publish", ("አትም", "አተም")),
+    ("share", ("አጋራ", "-ጋራ")),
+    ("submit", ("አስገባ",)),
+    # installing
+    ("install (also press)", ("ጫን",)),
+    ("uninstall", ("አራግፍ", "አራገፍ")),
+    # accepting and allowing
+    ("accept", ("ተቀበል", "ተቀብል", "-ቀበል")),
+    ("allow", ("ፍቀድ", "ፈቀድ", "-ፈቅድ")),
+    ("agree", ("ስማማ",)),
+    ("confirm", ("አረጋግጥ", "አረጋገጥ", "-ረጋግጥ")),
+    # blocking
+    ("block", ("አግድ", "አገድ", "ታግድ")),
+    ("report", ("ሪፖርት",)),
+    # the account
+    ("deactivate", ("አቦዝን", "አቦዘን")),
+    ("unsubscribe, discontinue", ("አቋርጥ", "አቋረጥ")),
+    ("leave (a group)", ("ልቀቅ", "ለቀቅ")),
+    ("sign out, leave; withdraw (take out)", ("ውጣ=", "ውጡ=")),
+    # calling
+    ("call", ("ደውል", "-ደወል")),
+)
+# Before a stem, at most `AMHARIC_MAX_AFFIXES` of these, outermost first in a word: relative and
+# prepositional (የ, ለ, በ, ከ, ስለ, እንደ), subordinate and purposive (እንዲ, ሲ, ሊ, ሚ), negative
+# (አል, አት, አይ), person, voice and mood (ይ, ት, እ, ን, ተ, ያ, አ, ማ, መ, ል).
+AMHARIC_PREFIXES = (
+    "እንዲ", "እንድ", "እንደ", "ስለ", "ሲ", "ሊ", "ሚ", "የ", "ለ", "በ", "ከ", "አል", "አት", "አይ",
+    "ተ", "መ", "ማ", "ያ", "ይ", "ት", "እ", "አ", "ን", "ል",
+)  # fmt: skip
+# What a stem that never stands alone follows directly.
+AMHARIC_VERB_PREFIXES = ("ይ", "ት", "ን", "ተ", "ሚ", "ሲ", "ሊ", "እንዲ", "እንድ", "ያ", "ማ", "መ")
+# After a stem, at most `AMHARIC_MAX_AFFIXES` of these: object and possessive (ው, ኝ, ህ, ሽ, ዎ,
+# ት, ን, ቸው, ለት, ላቸው...), plural (ዎች, ኦች), person (ኩ, ሁ, ለሁ, ል, ላል...), the perfect's
+# "has" (ቷል, ዋል...), the negative's ም and the conjunction's ና.
+AMHARIC_ENDINGS = (
+    "ው", "ዋ", "ዎ", "ዎን", "ዎች", "ኦች", "ች", "ኝ", "ህ", "ሽ", "ሁ", "ኩ", "ት", "ን", "ና", "ም",
+    "ል", "ላ", "ለ", "ሉ", "ቸው", "ችሁ", "ለት", "ላት", "ላቸው", "ልኝ", "ልህ", "ልሽ", "ልን", "ልዎ",
+    "ባቸው", "ቷል", "ዋል", "ኋል", "ለሁ", "ላል", "ለች", "ናል", "ታል", "ሻል", "ያል", "ቻል", "ቻለሁ",
+    "ኣል", "ኣለሁ",
+)  # fmt: skip
+AMHARIC_MAX_AFFIXES = 3
+# Words spelled exactly as an act's stem reads that are no form of it, compared whole and as
+# spelled (folded), so no inflected act is ever excused by them.
 AMHARIC_NOT_ACTS = (
-    "ልክ",  # right, exactly (ላክ, send)
-    "ክፍል", "ክፍሎች",  # a room, a section (ክፈል, pay: spelled apart, read below as spelled)
-    "ተከተል", "ይከተሉ", "ተከታይ", "ተከታዮች",  # follow, follower (ተካ, replace)
-    "ሰረዝ",  # a dash (ሰርዝ, delete)
-    "ጠፍቷል",  # it is off, it is lost (አጥፋ, erase)
+    "ሰረዝ", "ሰረዞች",  # a dash, dashes (ሰረዘ, delete: its perfect stem, never a word alone)
 )  # fmt: skip
 
 
-def amharic_root(word: str) -> str:
-    """The consonants by which an Amharic act is read (see above)."""
-    root = _consonant_reading(word)
-    return root[1:] if root[0] == fold("አ") and len(root) > 2 else root
+def _vowels_of(consonant: str) -> frozenset[str]:
+    """Every syllable of a Ge'ez consonant (its row, and its labialized row), folded."""
+    row = consonants(consonant)
+    syllables = (chr(code) for code in range(0x1200, 0x135B))
+    return frozenset(fold(s) for s in syllables if consonants(s) == row and fold(s))
 
 
-def _consonant_reading(text: str) -> str:
-    return fold(consonants(text))
+@dataclass(frozen=True, slots=True)
+class _Stem:
+    lasts: frozenset[str]  # what its last syllable may be, folded
+    bound: bool  # read only after a verb prefix
 
 
-def _one_of(texts: Iterable[str]) -> str:
-    return "|".join(re.escape(text) for text in texts)
+def _stems() -> dict[str, list[_Stem]]:
+    """The act stems by their folded body (all but the last syllable)."""
+    stems: dict[str, list[_Stem]] = {}
+    for _, spellings in AMHARIC_ACTS:
+        for spelling in spellings:
+            bound, exact = spelling.startswith("-"), spelling.endswith("=")
+            stem = spelling.strip("-=")
+            causative = (stem, "ያ" + stem[1:], "ማ" + stem[1:]) if stem[0] == "አ" else (stem,)
+            for form in causative:
+                lasts = frozenset({fold(form[-1])}) if exact else _vowels_of(form[-1])
+                stems.setdefault(fold(form[:-1]), []).append(_Stem(lasts, bound))
+    return stems
 
 
-def _amharic_pattern() -> re.Pattern[str]:
-    roots = sorted(
-        {
-            amharic_root(words)
-            for words in DESTRUCTIVE_AMHARIC
-            if " " not in words and not words.startswith(("ይ", "ያ"))  # polite: a prefix more
-        },
-        key=len,
-        reverse=True,
+_STEMS = _stems()
+_STEM_BODY_LENGTHS = sorted({len(body) for body in _STEMS})
+_PREFIXES = frozenset(fold(prefix) for prefix in AMHARIC_PREFIXES)
+_VERB_PREFIXES = frozenset(fold(prefix) for prefix in AMHARIC_VERB_PREFIXES)
+_ENDINGS = frozenset(fold(ending) for ending in AMHARIC_ENDINGS)
+_LONGEST_PREFIX = max(len(prefix) for prefix in _PREFIXES)
+_LONGEST_ENDING = max(len(ending) for ending in _ENDINGS)
+_NOT_ACTS = frozenset(fold(word) for word in AMHARIC_NOT_ACTS)
+
+
+@functools.lru_cache(maxsize=4096)
+def reads_amharic_act(word: str) -> bool:
+    """Whether one folded Amharic word is a form of an act: at most `AMHARIC_MAX_AFFIXES`
+    prefixes, an act's stem, then at most as many endings, and nothing else."""
+    if word in _NOT_ACTS:
+        return False
+    # Where a stem may start, with the prefix just before it.
+    starts = frontier = {(0, "")}
+    for _ in range(AMHARIC_MAX_AFFIXES):
+        frontier = {
+            (start + size, word[start : start + size])
+            for start, _ in frontier
+            for size in range(1, _LONGEST_PREFIX + 1)
+            if word[start : start + size] in _PREFIXES
+        }
+        starts = starts | frontier
+    return any(
+        _ends_well(word[start + size + 1 :])
+        for start, prefix in starts
+        for size in _STEM_BODY_LENGTHS
+        for stem in _STEMS.get(word[start : start + size], ())
+        if start + size < len(word)
+        and word[start + size] in stem.lasts
+        and (prefix in _VERB_PREFIXES or not stem.bound)
     )
-    prefix, endings = (
-        _one_of(_consonant_reading(AMHARIC_PREFIXES)),
-        _consonant_reading(AMHARIC_ENDINGS),
-    )
-    not_acts = _one_of(_consonant_reading(word) for word in AMHARIC_NOT_ACTS)
-    long_roots = _one_of(root for root in roots if len(root) > 2)
-    short_roots = _one_of(root for root in roots if len(root) <= 2)
-    return re.compile(
-        rf"(?<!\S)(?!(?:{not_acts})(?!\S))(?:{prefix}){{0,2}}"
-        rf"(?:(?:{long_roots})|(?:{short_roots})[{re.escape(endings)}]{{0,2}}(?!\S))"
-    )
 
 
-# Over `_consonant_reading` of a text holding Ge'ez.
-AMHARIC_ROOTS = _amharic_pattern()
+def _ends_well(rest: str, endings: int = AMHARIC_MAX_AFFIXES) -> bool:
+    """Whether `rest` is at most `endings` of `AMHARIC_ENDINGS`."""
+    if not rest:
+        return True
+    if endings == 0 or len(rest) > endings * _LONGEST_ENDING:
+        return False
+    return any(
+        rest[:size] in _ENDINGS and _ends_well(rest[size:], endings - 1)
+        for size in range(1, min(len(rest), _LONGEST_ENDING) + 1)
+    )
 
 
 def reads_destructive(text: str | None) -> bool:
@@ -234,9 +302,14 @@ def reads_destructive(text: str | None) -> bool:
 # at most 64 texts of at most the screen's 64 KB.
 @functools.lru_cache(maxsize=64)
 def _reads_destructive(text: str) -> bool:
-    if any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in folds(text)):
+    readings = folds(text)
+    if any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in readings):
         return True
-    return _GEEZ.search(text) is not None and bool(AMHARIC_ROOTS.search(_consonant_reading(text)))
+    return _GEEZ.search(text) is not None and any(
+        reads_amharic_act(word)
+        for word in {word for reading in readings for word in reading.split()}
+        if _GEEZ.search(word) is not None
+    )
 
 
 _GEEZ = re.compile("[\u1200-\u137f]")
