@@ -35,7 +35,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from lisan.core.text import consonants, fold, folds
 
@@ -223,73 +222,51 @@ def _vowels_of(consonant: str) -> frozenset[str]:
     return frozenset(fold(s) for s in syllables if consonants(s) == row and fold(s))
 
 
-@dataclass(frozen=True, slots=True)
-class _Stem:
-    lasts: frozenset[str]  # what its last syllable may be, folded
-    bound: bool  # read only after a verb prefix
-
-
-def _stems() -> dict[str, list[_Stem]]:
-    """The act stems by their folded body (all but the last syllable)."""
-    stems: dict[str, list[_Stem]] = {}
+def _stem_forms() -> Iterable[tuple[str, bool]]:
+    """Each act stem as a pattern over folded text (its body as spelled, then its last
+    syllable), and whether it is read only after a verb prefix."""
     for _, spellings in AMHARIC_ACTS:
         for spelling in spellings:
             bound, exact = spelling.startswith("-"), spelling.endswith("=")
             stem = spelling.strip("-=")
             causative = (stem, "ያ" + stem[1:], "ማ" + stem[1:]) if stem[0] == "አ" else (stem,)
             for form in causative:
-                lasts = frozenset({fold(form[-1])}) if exact else _vowels_of(form[-1])
-                stems.setdefault(fold(form[:-1]), []).append(_Stem(lasts, bound))
-    return stems
+                lasts = {fold(form[-1])} if exact else _vowels_of(form[-1])
+                yield (
+                    re.escape(fold(form[:-1])) + f"[{''.join(map(re.escape, sorted(lasts)))}]",
+                    bound,
+                )
 
 
-_STEMS = _stems()
-_STEM_BODY_LENGTHS = sorted({len(body) for body in _STEMS})
-_PREFIXES = frozenset(fold(prefix) for prefix in AMHARIC_PREFIXES)
-_VERB_PREFIXES = frozenset(fold(prefix) for prefix in AMHARIC_VERB_PREFIXES)
-_ENDINGS = frozenset(fold(ending) for ending in AMHARIC_ENDINGS)
-_LONGEST_PREFIX = max(len(prefix) for prefix in _PREFIXES)
-_LONGEST_ENDING = max(len(ending) for ending in _ENDINGS)
-_NOT_ACTS = frozenset(fold(word) for word in AMHARIC_NOT_ACTS)
+def _one_of(texts: Iterable[str]) -> str:
+    """An alternation, longest first, of texts folded and escaped."""
+    return "|".join(re.escape(fold(t)) for t in sorted(set(texts), key=len, reverse=True))
 
 
-@functools.lru_cache(maxsize=4096)
+def _amharic_pattern() -> re.Pattern[str]:
+    """A word (between separators) that is at most three prefixes, an act's stem and at most
+    three endings; the bound stems right after a verb prefix. Each repetition is bounded and
+    each alternative spells its characters, so a match attempt at a word's start costs at most
+    a fixed number of steps, and no attempt starts inside a word: linear in the text."""
+    forms = list(_stem_forms())
+    free = "|".join(form for form, bound in forms if not bound)
+    bound = "|".join(form for form, bound in forms if bound)
+    prefix, verb = _one_of(AMHARIC_PREFIXES), _one_of(AMHARIC_VERB_PREFIXES)
+    most = AMHARIC_MAX_AFFIXES
+    return re.compile(
+        rf"(?<!\S)(?!(?:{_one_of(AMHARIC_NOT_ACTS)})(?!\S))"
+        rf"(?:(?:{prefix}){{0,{most}}}(?:{free})|(?:{prefix}){{0,{most - 1}}}(?:{verb})(?:{bound}))"
+        rf"(?:{_one_of(AMHARIC_ENDINGS)}){{0,{most}}}(?!\S)"
+    )
+
+
+# Over a reading of `core.text.folds`.
+AMHARIC_WORDS = _amharic_pattern()
+
+
 def reads_amharic_act(word: str) -> bool:
-    """Whether one folded Amharic word is a form of an act: at most `AMHARIC_MAX_AFFIXES`
-    prefixes, an act's stem, then at most as many endings, and nothing else."""
-    if word in _NOT_ACTS:
-        return False
-    # Where a stem may start, with the prefix just before it.
-    starts = frontier = {(0, "")}
-    for _ in range(AMHARIC_MAX_AFFIXES):
-        frontier = {
-            (start + size, word[start : start + size])
-            for start, _ in frontier
-            for size in range(1, _LONGEST_PREFIX + 1)
-            if word[start : start + size] in _PREFIXES
-        }
-        starts = starts | frontier
-    return any(
-        _ends_well(word[start + size + 1 :])
-        for start, prefix in starts
-        for size in _STEM_BODY_LENGTHS
-        for stem in _STEMS.get(word[start : start + size], ())
-        if start + size < len(word)
-        and word[start + size] in stem.lasts
-        and (prefix in _VERB_PREFIXES or not stem.bound)
-    )
-
-
-def _ends_well(rest: str, endings: int = AMHARIC_MAX_AFFIXES) -> bool:
-    """Whether `rest` is at most `endings` of `AMHARIC_ENDINGS`."""
-    if not rest:
-        return True
-    if endings == 0 or len(rest) > endings * _LONGEST_ENDING:
-        return False
-    return any(
-        rest[:size] in _ENDINGS and _ends_well(rest[size:], endings - 1)
-        for size in range(1, min(len(rest), _LONGEST_ENDING) + 1)
-    )
+    """Whether one Amharic word is a form of an act (see the module's docstring)."""
+    return AMHARIC_WORDS.fullmatch(fold(word)) is not None
 
 
 def reads_destructive(text: str | None) -> bool:
@@ -306,9 +283,7 @@ def _reads_destructive(text: str) -> bool:
     if any(DESTRUCTIVE_WORDS.search(reading) is not None for reading in readings):
         return True
     return _GEEZ.search(text) is not None and any(
-        reads_amharic_act(word)
-        for word in {word for reading in readings for word in reading.split()}
-        if _GEEZ.search(word) is not None
+        AMHARIC_WORDS.search(reading) is not None for reading in readings
     )
 
 
