@@ -258,7 +258,7 @@ def test_what_money_messages_data_membership_and_devices_can_lose_is_consequenti
 )
 def test_an_inflected_amharic_act_reads_as_its_root(label: str, act: str) -> None:
     """Amharic verbs inflect by their vowels and affixes: an inflected or verbal-noun form of a
-    consequential act reads consequential, compared by its consonants."""
+    consequential act reads consequential, read through its affixes to its stem."""
     assert reads_destructive(label), act
 
 
@@ -267,8 +267,8 @@ def test_an_inflected_amharic_act_reads_as_its_root(label: str, act: str) -> Non
     ["ተመለስ", "ይመለሱ", "ልክ ነው", "ተከተል", "ፍለጋ", "ቅንብሮች", "ፎቶዎች", "መልእክት", "ሰላም", "አዲስ"],
 )
 def test_amharic_words_that_only_share_a_short_roots_consonants_are_not_acts(label: str) -> None:
-    """A two-consonant root matches only before an ending: "ተመለስ" (go back) is no "አትም"
-    (publish), "ልክ ነው" (that's right) no "ላክ" (send)."""
+    """Words that share an act's consonants but not its syllables are no act: "ተመለስ" (go
+    back) is no "አትም" (publish), "ልክ ነው" (that's right) no "ላክ" (send)."""
     assert not reads_destructive(label)
 
 
