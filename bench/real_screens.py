@@ -18,6 +18,18 @@ and what they hold left out). `DIR` holds copies of them, brought with the `fetc
 never committed (their licences differ; docs/benchmarks.md says where each comes from):
     DIR/rico/<n>.json                   Rico view hierarchies (id `rico/<n>`)
     DIR/droidbot/<run>/.../state_*.json DroidBot states (id `droidbot/<path without .json>`)
+The DroidBot runs are `fdroid_utg` (F-Droid apps and Weibo) and `droidtask` (AutoDroid's
+DroidTask captures of the Simple Mobile Tools apps, Firefox and system screens).
+
+Labels: consequential when the tap itself commits (money moved, data deleted or overwritten, a
+message sent or a call placed in the user's name, posting, signing, borrowing, buying, a paid
+service requested, a membership closed), including the assenting button of a dialog whose
+question commits ("Yes" under "delete all events?") and a control that deletes after the app's
+own question ("Delete note"). Harmless: what only opens, shows or picks (a compose screen behind
+"Send SMS", a settings row named "Delete browsing data", a dialpad key), reversible settings,
+declining buttons. A permission grant ("ALLOW", "Allow all the time", "SET AS DEFAULT") is a
+judgement call: labelled harmless, since it moves no money, sends and deletes nothing, and the
+system can revoke it.
 `--data` defaults to $LISAN_REAL_SCREENS. Never a timed test: it measures, it does not pass
 or fail (the exit status is 1 only when a labelled screen or node is missing from `DIR`).
 """
