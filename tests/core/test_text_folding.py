@@ -57,6 +57,15 @@ class TestEveryLetterlikeSymbolReadsAsItsLetter:
     def test_a_negative_squared_label_reads_as_its_letters(self, text: str) -> None:
         assert _holds(text, anyascii(text).lower())
 
+    @pytest.mark.parametrize("text", ["\u2713", "\u2714", "\u2717", "\u2715", "\u2611"])
+    def test_a_check_mark_or_a_cross_is_no_letter(self, text: str) -> None:
+        """A check mark transliterates as "v" and a ballot cross as "x": read as letters, an
+        unlabelled confirm would name an act of its own and lose its message's meaning."""
+        assert fold(text).strip() == ""
+
+    def test_a_squared_word_reads_as_its_word(self) -> None:
+        assert fold("\U0001f197") == "OK"
+
     @pytest.mark.parametrize("text", ["\U0001f5d1", "\U0001f4f2", "\u2192", "\u2764"])
     def test_a_pictograph_is_no_letter(self, text: str) -> None:
         """A pictograph's transliteration is its name (":wastebasket:"), not letters it shows."""

@@ -9,10 +9,11 @@ before decomposition):
 1. compatibility forms are decomposed (NFKD): fullwidth, circled (ⓓ), squared (🄳) and
    mathematical letters (bold, double-struck, script, and the letterlike script e, l and g
    that fill the holes of the mathematical alphabets) become their letters. A symbol whose
-   decomposition, or failing one its `anyascii` transliteration, is only ASCII letters or
-   digits once the parentheses and full stop that enclose them are dropped reads as those
-   letters: parenthesized (⒟), negative squared and circled (🅳, 🅓),
-   and regional indicator letters (🇩); a pictograph (🗑, ":wastebasket:") is no letter;
+   decomposition, or failing one (for a symbol Unicode names a letter or a digit) its
+   `anyascii` transliteration, is only ASCII letters or digits once the parentheses and full
+   stop that enclose them are dropped reads as those letters: parenthesized (⒟), negative
+   squared and circled (🅳, 🅓), and regional indicator letters (🇩); a pictograph (🗑) or a
+   check mark (✓, which transliterates as "v") is no letter;
 2. what renders as nothing is dropped: every `Default_Ignorable_Code_Point` (fillers of any
    script, variation selectors, tag characters, zero-width spaces and joiners, the word joiner,
    the soft hyphen, the Mongolian vowel separator), every format character (Cf: bidi controls,
@@ -105,6 +106,7 @@ _JOIN = "\x00"
 _NARROW_SPACE = regex.compile(r"[\p{Zs}\x00--[\x20\xa0]]", regex.VERSION1)
 _SYMBOL = regex.compile(r"[\p{S}\p{No}]")
 _ENCLOSING = "()."
+_NAMED_LETTER = re.compile(r"\b(?:LETTER|DIGIT)\b|^(?:NEGATIVE )?SQUARED ")
 
 
 def _letterlike(char: str) -> str:
@@ -112,7 +114,12 @@ def _letterlike(char: str) -> str:
     that shows letters or digits, those."""
     decomposed = unicodedata.normalize("NFKD", char)
     if _SYMBOL.match(char) is not None:
-        shown = (decomposed if decomposed != char else anyascii(char)).strip(_ENCLOSING)
+        # Transliterated only when Unicode names the symbol a letter, a digit or a squared word
+        # ("SQUARED OK"): a check mark transliterates as "v" and a ballot cross as "x", yet
+        # they are no words.
+        named = _NAMED_LETTER.search(unicodedata.name(char, "")) is not None
+        shown = decomposed if decomposed != char else anyascii(char) if named else ""
+        shown = shown.strip(_ENCLOSING)
         if shown.isascii() and shown.isalnum():
             return shown
     return decomposed
