@@ -34,42 +34,52 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from collections.abc import Iterable
 
 from lisan.core.text import consonants, fold, folds
 
 # English, by what a reasonable person wants confirmed; a space also matches none ("checkout").
-# The list follows what a tap can lose: money (a payment, a purchase, a booking, a bet, a tip, a
-# trial that turns into a subscription), messages (what is sent, posted or shared cannot be
-# taken back), data (deleted, cleared, overwritten, formatted, moved to a bin), membership (a
-# group left, a contact blocked, an account closed) and devices (reset, unpaired, locked).
-DESTRUCTIVE_ENGLISH = (
-    # money
-    "pay", "buy", "purchase", "order", "checkout", "check out", "transfer", "withdraw", "sell",
-    "cash out", "donate", "top up", "recharge", "subscribe", "upgrade", "renew", "bid",
-    "book now", "booking", "reserve", "reservation", "place bet", "bet now", "wager", "stake",
-    "tip", "start trial", "free trial", "try free", "rent", "invest", "pledge",
-    # deleting and clearing
-    "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "clear", "wipe",
-    "reset", "deletion", "removal", "erasure", "move to bin", "overwrite", "replace", "format",
-    # sending, posting, forwarding
-    "send", "post", "publish", "share", "forward", "repost", "retweet", "tweet", "upload",
-    "broadcast", "submit",
-    # installing
-    "install", "uninstall", "installation",
-    # accepting and allowing
-    "accept", "allow", "agree", "grant", "permit", "approve", "authorize", "authorise", "confirm",
-    # blocking and reporting
-    "block", "report", "unfollow", "unfriend",
-    # the account
-    "deactivate", "close account", "close my account", "unsubscribe", "subscription", "unlink",
-    "leave", "exit group",
-    "sign out", "sign off", "log out", "log off",
-    # devices
-    "unpair", "forget device", "disconnect", "factory reset",
-    # calling
-    "call", "dial",
-)  # fmt: skip
+# Grouped by what a tap can lose: money (a payment, a purchase, a booking, a bet, a tip, a loan,
+# a ride or a delivery requested, a trial that turns into a subscription), data (deleted,
+# cleared, overwritten, restored over, formatted, moved to a bin, work not saved), messages in the
+# user's name (what is sent, posted, shared or signed cannot be taken back), membership (a group
+# left, a contact blocked, an account closed), devices (reset, unpaired, locked), and what the
+# user consents to or starts (installs, permissions, calls). A label naming any of them is asked;
+# an act no list names is still read by what its screen commits to (`commits`, `consequence`).
+ENGLISH_ACTS: dict[str, tuple[str, ...]] = {
+    "money": (
+        "pay", "buy", "purchase", "order", "checkout", "check out", "transfer", "withdraw", "sell",
+        "cash out", "donate", "top up", "recharge", "subscribe", "upgrade", "renew", "bid",
+        "book now", "booking", "reserve", "reservation", "place bet", "bet now", "wager", "stake",
+        "tip", "start trial", "free trial", "try free", "rent", "invest", "pledge", "borrow",
+        "loan", "charge card", "charge my card", "charge it", "request ride", "request a ride",
+        "request delivery", "request pickup", "request trip", "book ride", "book trip",
+    ),
+    "data": (
+        "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "clear",
+        "wipe", "reset", "deletion", "removal", "erasure", "move to bin", "overwrite", "replace",
+        "format", "restore", "without saving", "don t save", "dont save", "do not save",
+    ),
+    "message": (
+        "send", "post", "publish", "share", "forward", "repost", "retweet", "tweet", "upload",
+        "broadcast", "submit", "sign transaction", "sign and send", "sign message",
+        "sign request",
+    ),
+    "consent": (
+        "install", "uninstall", "installation",
+        "accept", "allow", "agree", "grant", "permit", "approve", "authorize", "authorise",
+        "confirm",
+    ),
+    "membership": (
+        "block", "report", "unfollow", "unfriend",
+        "deactivate", "close account", "close my account", "unsubscribe", "subscription",
+        "unlink", "leave", "exit group", "sign out", "sign off", "log out", "log off",
+    ),
+    "device": ("unpair", "forget device", "disconnect", "factory reset"),
+    "calling": ("call", "dial"),
+}  # fmt: skip
+DESTRUCTIVE_ENGLISH = tuple(words for acts in ENGLISH_ACTS.values() for words in acts)
 # Amharic phrases, matched as spelled: acts said in two words, whose words alone name none
 # ("ቦታ ያዝ", hold a place, books it). One-word acts are read by their grammar (`AMHARIC_ACTS`).
 DESTRUCTIVE_AMHARIC = (
@@ -100,6 +110,7 @@ ASSENT_WORDS = (
     "please", "thanks", "thank", "you", "absolutely", "definitely", "certainly", "of", "course",
     "count", "me", "in", "deal", "agreed", "i", "m", "im", "am", "understand", "understood",
     "got", "continue", "proceed", "next", "done", "finish", "apply", "and", "now", "then",
+    "anyway", "anyways", "still",
     "እሺ", "አዎ", "አዎን", "ይሁን", "ጥሩ", "በጣም", "ደህና", "ቀጥል", "ይቀጥሉ", "እንቀጥል", "ቀጣይ",
     "ጨርስ", "ይጨርሱ", "ተስማምቻለሁ", "ገባኝ", "ትክክል", "እንሂድ", "ሂድ", "በቃ", "እሺ",
 )  # fmt: skip
@@ -322,3 +333,156 @@ def is_message(text: str) -> bool:
 @functools.lru_cache(maxsize=4096)
 def _words(text: str) -> tuple[str, ...]:
     return tuple(fold(text).split())
+
+
+# What a screen commits to, beside what a label names: the evidence `consequence` reads in a
+# page's heading, a dialog's message and the text beside an assent. Money is read by what it does
+# ("you'll be billed", "debited from", "a fee applies") and by an amount shown with its currency,
+# in either language, not by a list of verbs.
+MONEY_ENGLISH = (
+    "billed", "bill you", "bill your", "bill my", "charged", "charge you", "charge your",
+    "charge my", "charges apply", "charges may apply", "debited", "debit", "deducted", "deduct",
+    "fee", "fees", "surcharge", "cost", "costs", "non refundable", "nonrefundable",
+)  # fmt: skip
+# Amharic money, matched anywhere in a folded word, since Amharic attaches its clitics ("ከሂሳብዎ",
+# from your account): will be paid, will be deducted, deduction, payment, your account, loan.
+AMHARIC_MONEY = ("ይከፈላል", "ይከፈል", "ይቀነሳል", "ይቀነስ", "ተቀናሽ", "ክፍያ", "ሂሳብዎ", "ሂሳብህ", "ብድር")
+# Currencies beside a number: an amount. Symbols are read from the text before folding (folding
+# reads them as separators); codes and names as words.
+CURRENCY_SYMBOLS = "$€£¥₹₦"
+CURRENCY_WORDS = ("etb", "birr", "br", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros",
+                  "cents")  # fmt: skip
+# Verbs that end something, and what ending it loses: "Stop" under "Stop the recording?" and
+# "Close" under "Close your account?" do what the message asks, though they read as dismissals.
+ENDING_ENGLISH = ("stop", "end", "close", "cancel", "quit", "exit", "leave", "abort",
+                  "terminate", "hang", "abandon")  # fmt: skip
+ENDING_AMHARIC = ("አቁም", "ያቁሙ", "ዝጋ", "ይዝጉ", "ሰርዝ", "ይሰርዙ")  # stop, close, cancel
+LOSABLE_ENGLISH = (
+    # data
+    "recording", "record", "video", "audio", "draft", "changes", "progress", "upload",
+    "download", "backup", "workout",
+    # messages and calls
+    "call", "live", "stream", "broadcast", "message",
+    # money
+    "ride", "trip", "order", "booking", "reservation", "delivery", "transfer", "payment",
+    "transaction", "loan",
+    # membership
+    "account", "subscription", "membership", "plan", "premium", "trial", "group",
+)  # fmt: skip
+# Recording, account, registration, trip, order, call: matched anywhere in a folded word.
+LOSABLE_AMHARIC = ("ቀረጻ", "መለያ", "ምዝገባ", "ጉዞ", "ትዕዛዝ", "ጥሪ")
+# Declining to save throws work away: "No" under "Save your changes?".
+DECLINING_WORDS = ("no", "nope", "don", "dont", "never", "not", "አይ", "አይሆንም")
+# A field a message is written in (beside it, the control that sends it), not one a search is.
+MESSAGE_FIELD_WORDS = (
+    "message", "messages", "msg", "sms", "mms", "text", "chat", "reply", "comment", "compose",
+    "write", "caption", "tweet", "post", "mind",
+)  # fmt: skip
+MESSAGE_FIELD_AMHARIC = ("መልእክት",)
+SEARCH_WORDS = ("search", "find", "ፈልግ")
+# What a composer's send button may be labelled with, beside no word at all.
+SEND_CHANNEL_WORDS = ("sms", "mms", "rcs", "imessage", "text", "message", "reply", "chat")
+
+
+def _words_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    # Whole words and phrases of folded text; literal alternatives, so linear in the text.
+    return re.compile(r"\b(?:" + "|".join(_phrase(w) for w in words) + r")\b")
+
+
+_MONEY_WORDS = _words_pattern(MONEY_ENGLISH)
+_CURRENCY_WORDS = re.compile(
+    r"(?<![a-z])(?:"
+    + "|".join(CURRENCY_WORDS)
+    + r")(?![a-z])|(?<![\u1200-\u137f])"
+    + fold("ብር")
+    + r"(?![\u1200-\u137f])"
+)
+_DIGIT = re.compile(r"\d")
+_FOLDED_AMHARIC_MONEY = tuple(fold(word) for word in AMHARIC_MONEY)
+_ENDING = frozenset(fold(word) for word in ENDING_ENGLISH)
+_ENDING_ROOTS = tuple(_consonant_reading(word) for word in ENDING_AMHARIC)
+_LOSABLE = frozenset(fold(word) for word in LOSABLE_ENGLISH)
+_LOSABLE_AMHARIC = tuple(fold(word) for word in LOSABLE_AMHARIC)
+_DECLINING = frozenset(fold(word) for word in DECLINING_WORDS)
+_SAVE_ROOT = _consonant_reading("ቀመጠ")  # save: አስቀምጥ, ይቀመጡ, ማስቀመጥ
+_MESSAGE_FIELD = frozenset(fold(word) for word in MESSAGE_FIELD_WORDS)
+_MESSAGE_FIELD_AMHARIC = tuple(fold(word) for word in MESSAGE_FIELD_AMHARIC)
+_SEARCH = frozenset(fold(word) for word in SEARCH_WORDS)
+_SEND_CHANNEL = frozenset(fold(word) for word in SEND_CHANNEL_WORDS)
+
+
+def names_money(text: str | None) -> bool:
+    """Whether screen text says money moves: in words ("you'll be billed", "a fee applies",
+    "ይቀነሳል"), or as an amount with its currency ("1,250.00 ETB", "$5", "ብር 200")."""
+    return bool(text) and _names_money(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_money(text: str) -> bool:
+    folded = fold(text)
+    if _MONEY_WORDS.search(folded) or any(word in folded for word in _FOLDED_AMHARIC_MONEY):
+        return True
+    if _DIGIT.search(folded) is None:
+        return False
+    shown = unicodedata.normalize("NFKC", text)
+    return any(symbol in shown for symbol in CURRENCY_SYMBOLS) or bool(
+        _CURRENCY_WORDS.search(folded)
+    )
+
+
+def commits(text: str | None) -> bool:
+    """Whether screen text (a heading, a dialog's message, the text beside an assent) commits
+    the user to something that can be lost: it names a consequential act, or money moving."""
+    return reads_destructive(text) or names_money(text)
+
+
+def ends_what_it_names(own: Iterable[str], message: str) -> bool:
+    """Whether a control's words end what `message` asks about and what ending loses: its verb
+    is the message's ("Stop" under "Stop the recording?", "ዝጋ" under "መለያዎን ይዝጉ?") and the
+    message names something ending loses (a recording, an account, a paid ride, a message)."""
+    said = {word for text in own for word in _words(text)}
+    asked = _words(message)
+    verb = any(word in _ENDING and word in asked for word in said) or any(
+        _GEEZ.search(word) is not None
+        and _consonant_reading(word) in _ENDING_ROOTS
+        and _consonant_reading(word) in _consonant_reading(message)
+        for word in said
+    )
+    return verb and (names_what_can_be_lost(message) or commits(message))
+
+
+def names_what_can_be_lost(text: str) -> bool:
+    """Whether text names something ending loses: a recording, a draft, a ride, an account..."""
+    words = _words(text)
+    return bool(_LOSABLE.intersection(words)) or any(
+        stem in word for word in words for stem in _LOSABLE_AMHARIC
+    )
+
+
+def declines_to_save(own: Iterable[str], message: str) -> bool:
+    """Whether a negative answer ("No", "Don't", "አይ") answers a question about saving: it
+    throws the work away."""
+    said = {word for text in own for word in _words(text)}
+    if not said & _DECLINING:
+        return False
+    asked = _words(message)
+    return any(word.startswith("sav") or word == "unsaved" for word in asked) or (
+        _SAVE_ROOT in _consonant_reading(message)
+    )
+
+
+def is_message_field_text(texts: Iterable[str]) -> bool:
+    """Whether a field's hint, text or id says a message is written in it ("Type a message",
+    "Reply", "መልእክት ይጻፉ"), not a search."""
+    words = {word for text in texts for word in _words(text)}
+    if words & _SEARCH:
+        return False
+    return bool(words & _MESSAGE_FIELD) or any(
+        stem in word for word in words for stem in _MESSAGE_FIELD_AMHARIC
+    )
+
+
+def names_a_send_channel(text: str) -> bool:
+    """Whether a label names only the channel a composer sends by ("SMS", "Text message")."""
+    words = set(_words(text))
+    return bool(words) and words <= _SEND_CHANNEL

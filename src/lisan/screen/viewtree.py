@@ -38,12 +38,39 @@ class Branch:
 _CHECKABLE_CLASS = re.compile(r"check|switch|radio|toggle|chip", re.IGNORECASE)
 
 
+# A clickable text view holding a sentence is a message Android reports clickable because it
+# holds a link ("By continuing you agree to pay 100 ETB. Learn more"), not a control.
+SENTENCE_WORDS = 5
+
+
 def is_control(node: ViewNode | None) -> bool:
     """A node a person operates (a button, a field, a checkbox): its label names what it does
-    and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message)."""
-    return node is not None and bool(
-        node.flags & TAKES_CLICKS or _CHECKABLE_CLASS.search(node.class_name)
+    and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message).
+    A plain text view holding a sentence stays a message though it takes clicks (`is_message_
+    with_link`): only controls answer a message."""
+    return (
+        node is not None
+        and bool(node.flags & TAKES_CLICKS or _CHECKABLE_CLASS.search(node.class_name))
+        and not is_message_with_link(node)
     )
+
+
+def is_message_with_link(node: ViewNode) -> bool:
+    """A plain, clickable text view that holds a sentence: a message with a link in it."""
+    name = node.class_name
+    return (
+        "clickable" in node.flags
+        and "editable" not in node.flags
+        and name.endswith("TextView")
+        and not name.endswith("CheckedTextView")
+        and len((node.text or "").split(maxsplit=SENTENCE_WORDS)) >= SENTENCE_WORDS
+    )
+
+
+# A page's title: a node whose class or id says so (a Toolbar's, an ActionBar's). Without one,
+# the first text no control owns, if it stands among the screen's first `HEADING_LINES` lines.
+_TITLE = re.compile(r"toolbar|action_?bar|title|heading", re.IGNORECASE)
+HEADING_LINES = 8
 
 
 class _Lines:
@@ -128,6 +155,8 @@ class ViewTree(Mapping[str, ViewNode]):
         self._holds_at_most: dict[int, bool] = {}
         self._free: dict[int, list[str]] = {}
         self._classes: frozenset[str] | None = None
+        self._heading: tuple[str | None] | None = None
+        self._fields: list[Branch] | None = None
 
     def __getitem__(self, node_id: str) -> ViewNode:
         found = self._find(node_id)
@@ -184,6 +213,44 @@ class ViewTree(Mapping[str, ViewNode]):
                     break
             self._holds_at_most[count] = seen <= count
         return self._holds_at_most[count]
+
+    def heading(self) -> str | None:
+        """The page's title: the first text of a node whose class or id says title, heading or
+        toolbar (a Toolbar's title, not its navigation button), else the first text no control
+        owns among the screen's first lines; None when there is neither. Read once per tree."""
+        if self._heading is None:
+            self._heading = (self._read_heading(),)
+        return self._heading[0]
+
+    def _read_heading(self) -> str | None:
+        lines = self._read_lines()
+        for at in range(len(lines.lines)):
+            node = lines.node(at)
+            if node is not None and (_TITLE.search(node.class_name) or _TITLE.search(node.node_id)):
+                titled = lines.texts(at) + lines.uncontrolled_texts(at + 1, lines.subtree_ends[at])
+                if titled:
+                    return titled[0]
+        top = lines.uncontrolled_texts(0, min(HEADING_LINES, len(lines.lines)))
+        return top[0] if top else None
+
+    def fields(self) -> list[Branch]:
+        """The screen's text fields ({editable}), in order; read once per tree."""
+        if self._fields is None:
+            lines = self._read_lines()
+            self._fields = [
+                lines.branch(at)
+                for at in range(len(lines.lines))
+                if "{" in lines.lines[at]
+                and (node := lines.node(at)) is not None
+                and "editable" in node.flags
+            ]
+        return self._fields
+
+    def contains(self, outer: Branch, inner: Branch) -> bool:
+        """Whether `inner` is `outer` or stands in its subtree."""
+        lines = self._read_lines()
+        at = lines.index[outer.start]
+        return at <= lines.index[inner.start] < lines.subtree_ends[at]
 
     def ancestors(self, branch: Branch) -> list[Branch]:
         """The lines `branch` is indented under, nearest first: each is less indented than the
