@@ -39,9 +39,10 @@ For a TAP, the node that receives the click is read by what its own text names:
   controls side by side and nothing else), it answers the dialog's or the bar's message too
   (asked when that commits, or when it ends what the message names: "Stop" under "Stop the
   recording?"). Beside a message field, a label naming only a channel ("SMS") sends. A row of a
-  list (a clickable item that is no button, tab or field) on a page whose heading commits
-  carries out the act (a contact on "Send money"); a button that stands outside any list beside
-  an amount ("Fare 150 ETB", "Request UberX") commits that amount.
+  list (a clickable item that is no button, tab or field, and holds no checkbox or switch: such
+  a row only selects) on a page whose heading commits carries out the act (a contact on "Send
+  money"); a button that stands outside any list beside an amount ("Fare 150 ETB", "Request
+  UberX") commits that amount.
 
 What does not commit stays unasked: typing into a field, a scroll, BACK, a tab, a dismissal that
 does not do the act, and a labelled control whose own label names a harmless act ("Settings",
@@ -219,11 +220,13 @@ def _composer(acted_on: Branch, tree: ViewTree) -> str | None:
 
 
 def _is_row(acted_on: Branch, tree: ViewTree) -> bool:
-    """A list's item: a clickable node that is no button, tab or field, inside a list."""
+    """A list's item: a clickable node that is no button, tab or field, inside a list; a row
+    holding a checkbox or switch selects, it carries out nothing."""
     node = acted_on.node
     return (
         node is not None
         and not _NOT_A_ROW_CLASS.search(node.class_name)
+        and not tree.holds_checkable(acted_on)
         and not any(
             a.node is not None and "tab" in a.node.class_name.lower()
             for a in tree.ancestors(acted_on)

@@ -400,7 +400,15 @@ _CURRENCY_WORDS = re.compile(
 _DIGIT = re.compile(r"\d")
 _FOLDED_AMHARIC_MONEY = tuple(fold(word) for word in AMHARIC_MONEY)
 _ENDING = frozenset(fold(word) for word in ENDING_ENGLISH)
-_ENDING_ROOTS = tuple(_consonant_reading(word) for word in ENDING_AMHARIC)
+
+
+def _verb_root(word: str) -> str:
+    """An Amharic verb's root read through its glottal and polite prefixes ("ያቁሙ", "አቁም")."""
+    root = amharic_root(word)
+    return root[1:] if len(root) > 2 and root[0] == _consonant_reading("የ") else root
+
+
+_ENDING_ROOTS = frozenset(_verb_root(word) for word in ENDING_AMHARIC)
 _LOSABLE = frozenset(fold(word) for word in LOSABLE_ENGLISH)
 _LOSABLE_AMHARIC = tuple(fold(word) for word in LOSABLE_AMHARIC)
 _DECLINING = frozenset(fold(word) for word in DECLINING_WORDS)
@@ -444,8 +452,8 @@ def ends_what_it_names(own: Iterable[str], message: str) -> bool:
     asked = _words(message)
     verb = any(word in _ENDING and word in asked for word in said) or any(
         _GEEZ.search(word) is not None
-        and _consonant_reading(word) in _ENDING_ROOTS
-        and _consonant_reading(word) in _consonant_reading(message)
+        and _verb_root(word) in _ENDING_ROOTS
+        and _verb_root(word) in _consonant_reading(message)
         for word in said
     )
     return verb and (names_what_can_be_lost(message) or commits(message))

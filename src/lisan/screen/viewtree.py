@@ -246,6 +246,16 @@ class ViewTree(Mapping[str, ViewNode]):
             ]
         return self._fields
 
+    def holds_checkable(self, branch: Branch) -> bool:
+        """Whether a checkbox, switch, radio button or toggle stands in `branch`'s subtree: a
+        row holding one selects an item, it does not carry out an act on it."""
+        lines = self._read_lines()
+        at = lines.index[branch.start]
+        return any(
+            (node := lines.node(line)) is not None and _CHECKABLE_CLASS.search(node.class_name)
+            for line in range(at, lines.subtree_ends[at])
+        )
+
     def contains(self, outer: Branch, inner: Branch) -> bool:
         """Whether `inner` is `outer` or stands in its subtree."""
         lines = self._read_lines()
