@@ -17,7 +17,8 @@ from lisan.screen.actions import ACTION_TYPES
 from lisan.screen.nodes import TAKES_CLICKS
 from lisan.screen.packages import is_package_name
 from lisan.screen.viewtree import ViewTree
-from tests.fixtures.rules import APP, NODES, OTHER_APP, REASONS, UNGRANTED, Json
+from tests.fixtures.committing import CommittingTap, committing_taps
+from tests.fixtures.rules import APP, GRANTED, NODES, OTHER_APP, REASONS, UNGRANTED, Json
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
@@ -276,6 +277,27 @@ def test_the_grant_check_reads_only_the_required_packages(
     required = required_packages(raw, current)
     assert all(is_package_name(package) for package in required)
     assert _outcome(raw, granted, tree, current) == _outcome(raw, granted & required, tree, current)
+
+
+@settings(max_examples=300, deadline=None)
+@given(committing=committing_taps(), planner_says=st.booleans())
+def test_a_committing_tap_on_a_screen_that_commits_is_never_accepted_unasked(
+    committing: CommittingTap, planner_says: bool
+) -> None:
+    """On a screen whose heading or dialog message commits money, data or messages, an assent,
+    an unlabelled control or a list row is asked, whatever the planner flagged, and the
+    question quotes a text of the screen outside the tapped control."""
+    raw = {
+        "package_name": APP,
+        "steps": [
+            {"action_type": "TAP", "target_node_id": committing.target, "payload": None,
+             "is_destructive": planner_says}
+        ],
+    }  # fmt: skip
+    safe = validate_plan(raw, committing.tree, GRANTED, current_package=APP)
+    assert safe.steps[0].asked, committing.summary
+    assert safe.requires_confirmation(transcriber_confident=True)
+    _assert_a_tap_reads_what_it_clicks(safe.steps[0], committing.tree)
 
 
 def _outcome(raw: Json, granted: set[str], tree: ViewTree, current: str) -> SafePlan | str:
