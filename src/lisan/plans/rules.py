@@ -52,12 +52,19 @@ when the planner says so, and also
   node and everything under it (a "Delete account" label on the child of a clickable row makes
   tapping the row, or the row's icon, destructive); for a TEXT_INPUT or SCROLL its target's
   subtree;
-- when what a TAP acts on names no act of its own (a check mark, an unlabelled icon, "OK",
-  "Sounds good", "እሺ"), or answers a dialog: then what its dialog or container says
-  (`consequence`); when nothing around it says anything, the rules cannot read what it does,
-  and the step is asked (`SafeStep.unread`), never accepted on the plan's word;
+- when a TAP commits to what its SCREEN commits to (`consequence`): the page's heading, the
+  dialog's message, an amount with its currency, a message field beside it. On a screen that
+  moves money, deletes or overwrites data, sends in the user's name or closes a membership,
+  every committing tap is asked: an assent ("OK", "Continue", a check mark), an unlabelled
+  control, a list row that carries out the act, the control that sends a composed message, a
+  dismissal that does what its message asks ("Close" under "Close your account?", "No" under
+  "Save your changes?"). A tap that names no act and that nothing around explains cannot be
+  read, and is asked (`SafeStep.unread`), never accepted on the plan's word. The text that made
+  the step consequential is `SafeStep.context`, for the question to quote;
 - when it opens an app whose spoken name the service cannot tie to the package it opens
   (`names_package`): the phone must never open one app while the user hears another's name.
+What commits nothing stays unasked: typing, a scroll, BACK, a tab, a labelled control whose
+own label names a harmless act ("Settings"), a price in a shop's list.
 This only ever upgrades a step, never downgrades the planner's `true`. How words are read
 (look-alikes, invisible characters, word pieces, prefixes, Amharic) is `words`'.
 """
