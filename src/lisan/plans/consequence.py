@@ -213,7 +213,7 @@ def _composer(acted_on: Branch, tree: ViewTree) -> str | None:
     for field in tree.fields():
         if field.node is None or not is_message_field_text([*field.texts(), field.node.node_id]):
             continue
-        around = tree.ancestors(field)[:2]
+        around = tree.ancestors(field, up_to=2)
         if any(tree.contains(outer, acted_on) for outer in around):
             return field.node.text or field.node.desc or "the message"
     return None

@@ -262,13 +262,14 @@ class ViewTree(Mapping[str, ViewNode]):
         at = lines.index[outer.start]
         return at <= lines.index[inner.start] < lines.subtree_ends[at]
 
-    def ancestors(self, branch: Branch) -> list[Branch]:
-        """The lines `branch` is indented under, nearest first: each is less indented than the
-        one below it. A line that is not a node counts: it holds what is under it."""
+    def ancestors(self, branch: Branch, *, up_to: int | None = None) -> list[Branch]:
+        """The lines `branch` is indented under, nearest first (at most `up_to` of them): each
+        is less indented than the one below it. A line that is not a node counts: it holds what
+        is under it."""
         lines = self._read_lines()
         found: list[Branch] = []
         at = lines.parents[lines.index[branch.start]]
-        while at != -1:
+        while at != -1 and (up_to is None or len(found) < up_to):
             found.append(lines.branch(at))
             at = lines.parents[at]
         return found
