@@ -233,20 +233,19 @@ def _vowels_of(consonant: str) -> frozenset[str]:
     return frozenset(fold(s) for s in syllables if consonants(s) == row and fold(s))
 
 
-def _stem_forms() -> Iterable[tuple[str, bool]]:
-    """Each act stem as a pattern over folded text (its body as spelled, then its last
-    syllable), and whether it is read only after a verb prefix."""
-    for _, spellings in AMHARIC_ACTS:
-        for spelling in spellings:
-            bound, exact = spelling.startswith("-"), spelling.endswith("=")
-            stem = spelling.strip("-=")
-            causative = (stem, "ያ" + stem[1:], "ማ" + stem[1:]) if stem[0] == "አ" else (stem,)
-            for form in causative:
-                lasts = {fold(form[-1])} if exact else _vowels_of(form[-1])
-                yield (
-                    re.escape(fold(form[:-1])) + f"[{''.join(map(re.escape, sorted(lasts)))}]",
-                    bound,
-                )
+def _stem_forms(spellings: Iterable[str]) -> Iterable[tuple[str, bool]]:
+    """Each stem as a pattern over folded text (its body as spelled, then its last syllable),
+    and whether it is read only after a verb prefix."""
+    for spelling in spellings:
+        bound, exact = spelling.startswith("-"), spelling.endswith("=")
+        stem = spelling.strip("-=")
+        causative = (stem, "ያ" + stem[1:], "ማ" + stem[1:]) if stem[0] == "አ" else (stem,)
+        for form in causative:
+            lasts = {fold(form[-1])} if exact else _vowels_of(form[-1])
+            yield (
+                re.escape(fold(form[:-1])) + f"[{''.join(map(re.escape, sorted(lasts)))}]",
+                bound,
+            )
 
 
 def _one_of(texts: Iterable[str]) -> str:
@@ -254,14 +253,14 @@ def _one_of(texts: Iterable[str]) -> str:
     return "|".join(re.escape(fold(t)) for t in sorted(set(texts), key=len, reverse=True))
 
 
-def _amharic_pattern() -> re.Pattern[str]:
-    """A word (between separators) that is at most three prefixes, an act's stem and at most
+def _amharic_pattern(spellings: Iterable[str]) -> re.Pattern[str]:
+    """A word (between separators) that is at most three prefixes, one of the stems and at most
     three endings; the bound stems right after a verb prefix. Each repetition is bounded and
     each alternative spells its characters, so a match attempt at a word's start costs at most
     a fixed number of steps, and no attempt starts inside a word: linear in the text."""
-    forms = list(_stem_forms())
+    forms = list(_stem_forms(spellings))
     free = "|".join(form for form, bound in forms if not bound)
-    bound = "|".join(form for form, bound in forms if bound)
+    bound = "|".join(form for form, bound in forms if bound) or "(?!)"
     prefix, verb = _one_of(AMHARIC_PREFIXES), _one_of(AMHARIC_VERB_PREFIXES)
     most = AMHARIC_MAX_AFFIXES
     return re.compile(
@@ -272,7 +271,9 @@ def _amharic_pattern() -> re.Pattern[str]:
 
 
 # Over a reading of `core.text.folds`.
-AMHARIC_WORDS = _amharic_pattern()
+AMHARIC_WORDS = _amharic_pattern(
+    spelling for _, spellings in AMHARIC_ACTS for spelling in spellings
+)
 
 
 def reads_amharic_act(word: str) -> bool:
@@ -356,7 +357,12 @@ CURRENCY_WORDS = ("etb", "birr", "br", "usd", "eur", "gbp", "dollar", "dollars",
 # "Close" under "Close your account?" do what the message asks, though they read as dismissals.
 ENDING_ENGLISH = ("stop", "end", "close", "cancel", "quit", "exit", "leave", "abort",
                   "terminate", "hang", "abandon")  # fmt: skip
-ENDING_AMHARIC = ("አቁም", "ያቁሙ", "ዝጋ", "ይዝጉ", "ሰርዝ", "ይሰርዙ")  # stop, close, cancel
+# The same verbs in Amharic, by their stems as `AMHARIC_ACTS` spells them: stop, close, cancel.
+ENDING_AMHARIC = (
+    ("stop", ("አቁም", "አቆም", "-ቆም")),
+    ("close", ("ዝጋ", "ዘጋ", "-ዝግ", "-ዘጋ")),
+    ("cancel", ("ሰርዝ", "ሰረዝ", "ስረዛ")),
+)
 LOSABLE_ENGLISH = (
     # data
     "recording", "record", "video", "audio", "draft", "changes", "progress", "upload",
@@ -402,17 +408,12 @@ _FOLDED_AMHARIC_MONEY = tuple(fold(word) for word in AMHARIC_MONEY)
 _ENDING = frozenset(fold(word) for word in ENDING_ENGLISH)
 
 
-def _verb_root(word: str) -> str:
-    """An Amharic verb's root read through its glottal and polite prefixes ("ያቁሙ", "አቁም")."""
-    root = amharic_root(word)
-    return root[1:] if len(root) > 2 and root[0] == _consonant_reading("የ") else root
-
-
-_ENDING_ROOTS = frozenset(_verb_root(word) for word in ENDING_AMHARIC)
+_ENDING_VERBS = tuple(_amharic_pattern(stems) for _, stems in ENDING_AMHARIC)
 _LOSABLE = frozenset(fold(word) for word in LOSABLE_ENGLISH)
 _LOSABLE_AMHARIC = tuple(fold(word) for word in LOSABLE_AMHARIC)
 _DECLINING = frozenset(fold(word) for word in DECLINING_WORDS)
-_SAVE_ROOT = _consonant_reading("ቀመጠ")  # save: አስቀምጥ, ይቀመጡ, ማስቀመጥ
+# Save, by its stems: አስቀምጥ (save!), ያስቀምጡ, ማስቀመጥ (to save), ይቀመጥ (be saved).
+_SAVE = _amharic_pattern(("አስቀምጥ", "አስቀመጥ", "-ቀመጥ", "-ቀምጥ"))
 _MESSAGE_FIELD = frozenset(fold(word) for word in MESSAGE_FIELD_WORDS)
 _MESSAGE_FIELD_AMHARIC = tuple(fold(word) for word in MESSAGE_FIELD_AMHARIC)
 _SEARCH = frozenset(fold(word) for word in SEARCH_WORDS)
@@ -452,9 +453,10 @@ def ends_what_it_names(own: Iterable[str], message: str) -> bool:
     asked = _words(message)
     verb = any(word in _ENDING and word in asked for word in said) or any(
         _GEEZ.search(word) is not None
-        and _verb_root(word) in _ENDING_ROOTS
-        and _verb_root(word) in _consonant_reading(message)
+        and pattern.fullmatch(word) is not None
+        and pattern.search(" ".join(asked)) is not None
         for word in said
+        for pattern in _ENDING_VERBS
     )
     return verb and (names_what_can_be_lost(message) or commits(message))
 
@@ -475,7 +477,7 @@ def declines_to_save(own: Iterable[str], message: str) -> bool:
         return False
     asked = _words(message)
     return any(word.startswith("sav") or word == "unsaved" for word in asked) or (
-        _SAVE_ROOT in _consonant_reading(message)
+        _SAVE.search(" ".join(asked)) is not None
     )
 
 
