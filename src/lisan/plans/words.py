@@ -22,7 +22,7 @@ that act: "ልክ" (right) is no "ላክ" (send), "ክፍል" (a room) no "ክ�
 no "ተካ" (replace), "ውጤት" (result) no "ውጣ" (go out). A stem that never stands alone (the
 imperfect "-ልክ" of "ይልካል", he sends) is read only after a prefix of person or voice, so the
 bare "ልክ" and "ደወል" (a bell) are not acts; a causative's stem ("አጥፋ", erase!) is read with its
-own glottal prefix (አ, ያ, ማ), so "ይጠፋል" (it goes off) is not erasing. A word that spells an
+own glottal prefix (አ, or fused: ያ, ማ, ላ, ና, ታ), so "ይጠፋል" (it goes off) is not erasing. A word that spells an
 act's stem yet is none of its forms ("ሰረዝ", a dash) is excused only as spelled, whole
 (`AMHARIC_NOT_ACTS`): no inflected form of an act is. What the grammar still mistakes is the
 odd homograph: "ግዛት" (region) reads as "ግዛ" (buy!) with an ending, a needless question; the
@@ -153,8 +153,9 @@ _DISMISSAL = frozenset(fold(word) for word in DISMISSAL_WORDS)
 # - a stem starting with "-" is one that never stands alone (an imperfect or passive stem): it
 #   is read only after a prefix of person, voice or mood (`AMHARIC_VERB_PREFIXES`: "ይልካል", he
 #   sends, "ተልኳል", has been sent; a bare "ልክ" is "right", "ደወል" a bell);
-# - a causative stem ("አጥፋ", erase!) is also read with the ያ of its jussive and the ማ of its
-#   infinitive ("ያጥፉ", "ለማጥፋት"); the plain verb ("ይጠፋል", it goes off) is not the act.
+# - a causative stem ("አጥፋ", erase!) is also read with its አ fused into the prefix before it:
+#   the ያ of its jussive, the ማ of its infinitive, the ላ and ና of "let me", "let us" and the ታ
+#   of "you" ("ያጥፉ", "ለማጥፋት", "ላስቀምጥ"); the plain verb ("ይጠፋል", it goes off) is not the act.
 AMHARIC_ACTS = (
     # money
     ("pay", ("ክፈል", "ከፈል", "-ከፍል", "ክፍያ")),
@@ -239,7 +240,10 @@ def _stem_forms(spellings: Iterable[str]) -> Iterable[tuple[str, bool]]:
     for spelling in spellings:
         bound, exact = spelling.startswith("-"), spelling.endswith("=")
         stem = spelling.strip("-=")
-        causative = (stem, "ያ" + stem[1:], "ማ" + stem[1:]) if stem[0] == "አ" else (stem,)
+        # A causative's አ fuses with the prefix before it: ያ (jussive), ማ (infinitive), ላ and
+        # ና (let me, let us), ታ (you).
+        fused = ("ያ", "ማ", "ላ", "ና", "ታ")
+        causative = (stem, *(f + stem[1:] for f in fused)) if stem[0] == "አ" else (stem,)
         for form in causative:
             lasts = {fold(form[-1])} if exact else _vowels_of(form[-1])
             yield (
