@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from lisan.screen.viewtree import ViewTree
-from tests.fixtures.committing import SEND_MONEY_PAGE, SHOP_PAGE, composer
+from tests.fixtures.committing import SEND_MONEY_PAGE, SHOP_PAGE, composer, dialog
 from tests.fixtures.rules import plan, step, validated
 
 
@@ -117,3 +117,42 @@ def test_the_button_beside_an_amount_outside_a_list_commits_it() -> None:
     [n5] Button "Request UberX" {clickable}"""
     )
     assert _tap(tree, "n5") == (True, "UberX · Fare 150.00 ETB")
+
+
+def test_a_control_named_only_by_its_channel_sends_whatever_the_field_holds() -> None:
+    """Beside a field holding the user's draft (no hint saying "message"), a button labelled
+    only by a channel ("SMS") sends it: the label says so."""
+    tree = composer('[n7] Button "SMS" desc="OK" {clickable}', hint="Good morning")
+    assert _tap(tree, "n7") == (True, "Good morning")
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Move pic3.jpg into the Recycle Bin?",
+        "Your notes will be lost.",
+        "This can't be undone.",
+        "The files are removed permanently.",
+        "ፋይሎቹ በቋሚነት ይጠፋሉ።",
+    ],
+)
+def test_an_assent_under_a_message_that_loses_data_is_asked(message: str) -> None:
+    """Data lost is read by what the message says happens to it, not only by a verb: a bin it
+    goes to, a loss that cannot be undone."""
+    assert _tap(dialog(message, "No", "Yes"), "n6") == (True, message)
+
+
+@pytest.mark.parametrize("label", ["Empty the Recycle Bin", "Empty the trash"])
+def test_emptying_a_bin_is_asked_by_its_label(label: str) -> None:
+    assert _tap(ViewTree(f'[n1] TextView "{label}" {{clickable}}'), "n1")[0] is True
+
+
+@pytest.mark.parametrize("label", ["Dialpad", "Dialog settings", "Show dialogs"])
+def test_a_word_that_only_begins_as_an_act_is_spelled_is_no_act(label: str) -> None:
+    """A dial pad shows keys and a dialog is a window: neither places a call."""
+    assert _tap(ViewTree(f'[n1] ImageButton desc="{label}" {{clickable}}'), "n1")[0] is False
+
+
+def test_a_dialled_call_is_still_a_call() -> None:
+    """The words excused are whole words: the act's own forms are not among them."""
+    assert _tap(ViewTree('[n1] Button "Dial number" {clickable}'), "n1")[0] is True

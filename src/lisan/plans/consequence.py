@@ -77,6 +77,7 @@ from lisan.plans.words import (
     names_a_send_channel,
     names_money,
     names_no_act,
+    names_search,
     words_of,
 )
 from lisan.screen.nodes import ViewNode
@@ -179,7 +180,7 @@ def _labelled(acted_on: Branch, own: list[str], tree: ViewTree, *, in_dialog: bo
     sends a composer's message, is a row carrying out its page's act, or is the button beside
     an amount."""
     if any(names_a_send_channel(text) for text in own):
-        composed = _composer(acted_on, tree)
+        composed = _composer(acted_on, tree, any_field=True)
         if composed is not None:
             return Meaning(consequential=True, context=composed)
     if in_dialog or acted_on.node is None:
@@ -207,11 +208,16 @@ def _page_heading(own: list[str], tree: ViewTree) -> str | None:
     return heading if heading is not None and heading not in own and commits(heading) else None
 
 
-def _composer(acted_on: Branch, tree: ViewTree) -> str | None:
+def _composer(acted_on: Branch, tree: ViewTree, *, any_field: bool = False) -> str | None:
     """The message field `acted_on` stands beside (in the field's parent or grandparent), as the
-    text the question quotes; None when it stands beside none."""
+    text the question quotes; None when it stands beside none. `any_field`: for a control
+    whose label names a channel ("SMS"), any field but a search field is the message, since
+    the label says the control sends."""
     for field in tree.fields():
-        if field.node is None or not is_message_field_text([*field.texts(), field.node.node_id]):
+        if field.node is None:
+            continue
+        texts = [*field.texts(), field.node.node_id]
+        if not (is_message_field_text(texts) or (any_field and not names_search(texts))):
             continue
         around = tree.ancestors(field, up_to=2)
         if any(tree.contains(outer, acted_on) for outer in around):

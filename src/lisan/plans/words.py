@@ -10,22 +10,22 @@ the same acts with a prefix a reasonable person reads as the same act ("Resend",
 
 Amharic is read by its grammar, word by word (`reads_amharic_act`). A verb carries its
 prepositions, subordinators, negation, person, voice and mood in front ("ለመሰረዝ", to delete;
-"እንዲልኩ", that they send; "አትሰርዝ", don't delete) and its objects, possessors, person and
-plural behind ("ላክለት", send him; "ተሰርዟል", has been deleted), and it inflects by the vowels of
-its stem ("ሰርዝ", delete!, "ሰረዘ", he deleted). So a word is an act when it is at most three
-known prefixes (`AMHARIC_PREFIXES`), one of an act's stems (`AMHARIC_ACTS`: imperative and
-jussive, perfect, imperfect, infinitive and passive stems, the last syllable in any vowel since
-endings fuse with it: "ሰርዙ", "ክፈሉ" and "ላኩ" are the plural and polite imperatives), and at
-most three known endings (`AMHARIC_ENDINGS`), with nothing left over. The stems are compared
-syllable by syllable, vowels included, so a word that only shares an act's consonants is not
-that act: "ልክ" (right) is no "ላክ" (send), "ክፍል" (a room) no "ክፈል" (pay), "ተከተል" (follow)
-no "ተካ" (replace), "ውጤት" (result) no "ውጣ" (go out). A stem that never stands alone (the
-imperfect "-ልክ" of "ይልካል", he sends) is read only after a prefix of person or voice, so the
-bare "ልክ" and "ደወል" (a bell) are not acts; a causative's stem ("አጥፋ", erase!) is read with its
-own glottal prefix (አ, or fused: ያ, ማ, ላ, ና, ታ), so "ይጠፋል" (it goes off) is not erasing. A word that spells an
-act's stem yet is none of its forms ("ሰረዝ", a dash) is excused only as spelled, whole
-(`AMHARIC_NOT_ACTS`): no inflected form of an act is. What the grammar still mistakes is the
-odd homograph: "ግዛት" (region) reads as "ግዛ" (buy!) with an ending, a needless question; the
+"እንዲልኩ", that they send; "አትሰርዝ", don't delete) and its objects, possessors, person and plural
+behind ("ላክለት", send him; "ተሰርዟል", has been deleted), and it inflects by the vowels of its stem
+("ሰርዝ", delete!, "ሰረዘ", he deleted). So a word is an act when it is at most three known
+prefixes (`AMHARIC_PREFIXES`), one of an act's stems (`AMHARIC_ACTS`: imperative and jussive,
+perfect, imperfect, infinitive and passive stems, the last syllable in any vowel since endings
+fuse with it: "ሰርዙ", "ክፈሉ" and "ላኩ" are the plural and polite imperatives), and at most three
+known endings (`AMHARIC_ENDINGS`), with nothing left over. The stems are compared syllable by
+syllable, vowels included, so a word that only shares an act's consonants is not that act: "ልክ"
+(right) is no "ላክ" (send), "ክፍል" (a room) no "ክፈል" (pay), "ተከተል" (follow) no "ተካ" (replace),
+"ውጤት" (result) no "ውጣ" (go out). A stem that never stands alone (the imperfect "-ልክ" of "ይልካል",
+he sends) is read only after a prefix of person or voice, so the bare "ልክ" and "ደወል" (a bell)
+are not acts; a causative's stem ("አጥፋ", erase!) is read with its own glottal prefix (አ, or
+fused into the prefix before it: ያ, ማ, ላ, ና, ታ), so "ይጠፋል" (it goes off) is not erasing. A word
+that spells an act's stem yet is none of its forms ("ሰረዝ", a dash) is excused only as spelled,
+whole (`AMHARIC_NOT_ACTS`): no inflected form of an act is. What the grammar still mistakes is
+the odd homograph: "ግዛት" (region) reads as "ግዛ" (buy!) with an ending, a needless question; the
 plural "fill!" ("ሙሉ") is spelled as "full" and read only with a prefix ("ይሙሉ"). Acts said in
 two words ("ቦታ ያዝ", book) are matched as spelled (`DESTRUCTIVE_AMHARIC`).
 """
@@ -57,7 +57,8 @@ ENGLISH_ACTS: dict[str, tuple[str, ...]] = {
         "request delivery", "request pickup", "request trip", "book ride", "book trip",
     ),
     "data": (
-        "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "clear",
+        "delete", "remove", "erase", "discard", "trash", "empty trash", "empty bin", "empty the",
+        "clear",
         "wipe", "reset", "deletion", "removal", "erasure", "move to bin", "overwrite", "replace",
         "format", "restore", "without saving", "don t save", "dont save", "do not save",
     ),
@@ -97,6 +98,9 @@ ENGLISH_PREFIXES = ("re", "un", "auto", "pre", "post", "e", "mass", "bulk", "qui
 
 # Words a prefix turns into another act: "Recall" is no call.
 UNPREFIXED = frozenset({"call"})
+# Whole words that begin as an act is spelled and name another thing: a dial pad, a dialog.
+# Compared whole, so no form of the act itself ("dialled", "dialing") is excused.
+NOT_ACTS_ENGLISH = ("dialpad", "dialog", "dialogs", "dialogue", "dialogues")
 
 # Words that only assent: a label made of nothing else ("OK", "Sounds good", "Yes, do it",
 # "Let's go", "Count me in", "እሺ ቀጥል") names no act of its own; a tap on it does what the
@@ -131,7 +135,9 @@ def _phrase(words: str) -> str:
 # The lookaheads let the engine skip a position before it tries a hundred alternatives there:
 # a 64 KiB screen is read in a few milliseconds.
 DESTRUCTIVE_WORDS = re.compile(
-    r"\b(?=[a-z0-9])(?:(?:(?:"
+    r"\b(?=[a-z0-9])(?!(?:"
+    + "|".join(NOT_ACTS_ENGLISH)
+    + r")\b)(?:(?:(?:"
     + "|".join(_phrase(prefix) for prefix in ENGLISH_PREFIXES)
     + r") ?)?(?:"
     + "|".join(_phrase(words) for words in DESTRUCTIVE_ENGLISH if words not in UNPREFIXED)
@@ -357,6 +363,14 @@ AMHARIC_MONEY = ("ይከፈላል", "ይከፈል", "ይቀነሳል", "ይቀ�
 CURRENCY_SYMBOLS = "$€£¥₹₦"
 CURRENCY_WORDS = ("etb", "birr", "br", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros",
                   "cents")  # fmt: skip
+# Data lost, as a message says it without naming the act: where it goes, and that it is gone.
+DATA_LOSS_ENGLISH = (
+    "recycle bin", "recycling bin", "bin", "trash", "permanently", "irreversible",
+    "can t be undone", "cannot be undone", "can not be undone", "can t undo", "cannot undo",
+    "will be lost", "be lost", "lose all", "lose your",
+)  # fmt: skip
+# Cannot be restored / undone, will be lost, permanently.
+AMHARIC_DATA_LOSS = ("ሊመለስ አይችልም", "ሊቀለበስ አይችልም", "ይጠፋል", "ይጠፋሉ", "በቋሚነት")
 # Verbs that end something, and what ending it loses: "Stop" under "Stop the recording?" and
 # "Close" under "Close your account?" do what the message asks, though they read as dismissals.
 ENDING_ENGLISH = ("stop", "end", "close", "cancel", "quit", "exit", "leave", "abort",
@@ -410,6 +424,8 @@ _CURRENCY_WORDS = re.compile(
 _DIGIT = re.compile(r"\d")
 _FOLDED_AMHARIC_MONEY = tuple(fold(word) for word in AMHARIC_MONEY)
 _ENDING = frozenset(fold(word) for word in ENDING_ENGLISH)
+_DATA_LOSS_WORDS = _words_pattern(DATA_LOSS_ENGLISH)
+_FOLDED_AMHARIC_DATA_LOSS = tuple(fold(word) for word in AMHARIC_DATA_LOSS)
 
 
 _ENDING_VERBS = tuple(_amharic_pattern(stems) for _, stems in ENDING_AMHARIC)
@@ -445,8 +461,25 @@ def _names_money(text: str) -> bool:
 
 def commits(text: str | None) -> bool:
     """Whether screen text (a heading, a dialog's message, the text beside an assent) commits
-    the user to something that can be lost: it names a consequential act, or money moving."""
-    return reads_destructive(text) or names_money(text)
+    the user to something that can be lost: it names a consequential act, money moving, or
+    data lost ("into the Recycle Bin", "This can't be undone")."""
+    return reads_destructive(text) or names_money(text) or names_data_loss(text)
+
+
+def names_data_loss(text: str | None) -> bool:
+    """Whether a message says data will be lost, in any words: a bin it goes to, a loss that
+    cannot be undone ("permanently", "can't be undone", "ሊመለስ አይችልም")."""
+    if not text:
+        return False
+    folded = fold(text)
+    return _DATA_LOSS_WORDS.search(folded) is not None or any(
+        word in folded for word in _FOLDED_AMHARIC_DATA_LOSS
+    )
+
+
+def names_search(texts: Iterable[str]) -> bool:
+    """Whether a field's hint, text or id says it searches ("Search", "Find", "ፈልግ")."""
+    return bool({word for text in texts for word in _words(text)} & _SEARCH)
 
 
 def ends_what_it_names(own: Iterable[str], message: str) -> bool:
