@@ -36,7 +36,8 @@ def test_a_step_without_an_action_type_is_not_allowed() -> None:
 @pytest.mark.parametrize("action_type", sorted(ACTION_TYPES))
 def test_each_of_the_six_is_allowed(action_type: str) -> None:
     """Each of the six action types passes."""
-    target = "n5" if action_type == "SCROLL" else "n2"  # a SCROLL names what scrolls
+    # A SCROLL names what scrolls, a TEXT_INPUT a field.
+    target = {"SCROLL": "n5", "TEXT_INPUT": "n3"}.get(action_type, "n2")
     raw = plan(step(action_type=action_type, target_node_id=target, payload="down"))
     assert validated(raw).steps[0].action_type == action_type
 

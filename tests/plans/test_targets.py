@@ -1,8 +1,9 @@
 """A target names exactly one node of the screen the phone sent (`unknown_target_node`): an id
 on two node lines names none, since a line injected through screen text could otherwise decide
 what it points at. A TAP acts on the node that receives the click, the target or its nearest
-clickable ancestor (`target_not_clickable` when there is none), and what a TAP or a TEXT_INPUT
-acts on is enabled (`target_disabled`)."""
+clickable ancestor (`target_not_clickable` when there is none), a TEXT_INPUT types into a text
+field or a node inside one (`target_not_editable`), and what a TAP or a TEXT_INPUT acts on is
+enabled (`target_disabled`)."""
 
 from __future__ import annotations
 
@@ -68,6 +69,29 @@ def test_a_scroll_moves_what_scrolls_never_swipes_a_row() -> None:
     assert validated(swipe, tree=tree).steps[0].target_node_id == "l"
     on_button = plan(step(action_type="SCROLL", target_node_id="b", payload="down"))
     assert rejection(on_button, tree=tree) == "target_not_scrollable"
+
+
+@pytest.mark.parametrize("target", ["b", "t", "r"])
+def test_text_is_never_typed_into_a_node_that_takes_none(target: str) -> None:
+    """A TEXT_INPUT into a button, a label or a row, none of them a text field nor inside one,
+    is refused (`target_not_editable`): the text would land nowhere the user sees."""
+    tree = ViewTree(
+        '[b] Button "Send" {clickable}\n[t] TextView "Amount"\n[r] LinearLayout {clickable}'
+        '\n[f] EditText "Message" {editable}\n  [h] TextView "Write a message"'
+    )
+    typing = step(action_type="TEXT_INPUT", target_node_id=target, payload="5000")
+    assert rejection(plan(typing), tree=tree) == "target_not_editable"
+
+
+@pytest.mark.parametrize("target", ["f", "h", None])
+def test_text_is_typed_into_a_field_what_it_holds_or_the_focused_field(
+    target: str | None,
+) -> None:
+    """A TEXT_INPUT into a text field, a node inside one (its hint), or with no target (the field
+    that has focus) passes."""
+    tree = ViewTree('[f] EditText "Message" {editable}\n  [h] TextView "Write a message"')
+    typing = step(action_type="TEXT_INPUT", target_node_id=target, payload="hi")
+    assert validated(plan(typing), tree=tree).steps[0].payload == "hi"
 
 
 def test_a_duplicated_id_is_an_unknown_target() -> None:

@@ -55,6 +55,7 @@ COMMAND_REASONS = frozenset(
         "target_disabled",
         "target_not_clickable",
         "target_not_scrollable",
+        "target_not_editable",
         "too_many_asked_steps",
         "too_many_steps",
         "app_mismatch",

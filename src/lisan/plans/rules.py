@@ -31,7 +31,10 @@ Checks, in this order (the first failure is the reason reported):
    f. a `SCROLL` target scrolls, or sits inside a node that does, and that node is what the
       phone is told to scroll (`target_not_scrollable`): a sideways swipe on a list row is how
       many apps archive or delete, so a row is never what is swiped;
-   g. what a `TAP` acts on (the clicked node), or a `TEXT_INPUT` target, is not `{disabled}`
+   g. a `TEXT_INPUT` target is a text field (`{editable}`) or sits inside one
+      (`target_not_editable`): typed into a button or a label, the text lands nowhere the user
+      sees (or in whatever field has focus);
+   h. what a `TAP` acts on (the clicked node), or a `TEXT_INPUT` target, is not `{disabled}`
       (`target_disabled`).
    A step keeps only what its action type defines: a target for `TAP`, `TEXT_INPUT` and
    `SCROLL`, a payload for `TEXT_INPUT`, `OPEN_APP` and `SCROLL` (its direction). The rest is
@@ -189,6 +192,8 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         acted_on = _scrolled(acted_on, tree)
         assert acted_on.node is not None
         target = acted_on.node.node_id  # the list scrolls: a swipe on its row is never sent
+    if action_type == "TEXT_INPUT" and acted_on is not None:
+        _check_takes_text(acted_on, tree)
     if (
         acted_on is not None
         and action_type in DISABLED_TARGET_ACTIONS
@@ -237,6 +242,16 @@ def typable(text: str | None) -> str:
     chat: each run becomes a space) and no bidi control (it would draw the text in another order
     than it is stored). An empty text is still one to type (a field emptied)."""
     return _CONTROLS.sub(" ", _BIDI_CONTROLS.sub("", text or ""))
+
+
+def _check_takes_text(target: Branch, tree: ViewTree) -> None:
+    """A TEXT_INPUT types into a text field: its target is `{editable}` or sits inside a node
+    that is (`target_not_editable`). Typed into a button or a label, the text lands nowhere the
+    user can see, or the phone falls back to whatever field has focus."""
+    for candidate in (target, *tree.ancestors(target)):
+        if is_field(candidate):
+            return
+    raise PlanRejected("target_not_editable")
 
 
 def _scrolled(target: Branch, tree: ViewTree) -> Branch:
