@@ -218,8 +218,11 @@ def _assert_the_question_names_every_asked_step(safe: SafePlan, tree: ViewTree) 
     for language in ("en-US", "am-ET"):
         text = confirmation_question(safe, tree, language)
         position = 0
-        for asked in (step for step in safe.steps if step.asked):
-            alone = step_question(asked, tree, safe.package_name, language)
+        for at, asked in enumerate(safe.steps):
+            if not asked.asked:
+                continue
+            before = safe.steps[:at]  # what it typed before: an amount is named with the act
+            alone = step_question(asked, tree, safe.package_name, language, before=before)
             clause = alone.removesuffix(PROCEED[language])
             found = text.lower().find(clause.lower(), position)  # "…, then tap “x”"
             assert found >= 0, (clause, text)

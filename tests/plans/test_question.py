@@ -19,7 +19,7 @@ from lisan.phrases.schemas import PhraseKey
 from lisan.plans.question import MAX_QUOTED_CHARS, confirmation_question, quotable, step_question
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.actions import ACTION_TYPES
-from lisan.screen.nodes import parse_view_tree
+from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
 from tests.fixtures.devices import TELEGRAM
@@ -28,7 +28,7 @@ from tests.fixtures.plans import HOSTILE_SCREEN, run_cases
 APP = "com.example.chat"
 
 
-NODES = parse_view_tree(
+NODES = ViewTree(
     """\
 [n1] FrameLayout
   [n3] EditText "Message" {editable}
@@ -259,7 +259,7 @@ def test_a_long_label_is_quoted_around_its_consequential_word() -> None:
     """A label too long to quote whole is quoted around the word that makes it consequential,
     not from its start."""
     label = "Your weekly summary of every conversation and archived item, then Delete all"
-    nodes = parse_view_tree(f'[x] Button "{label}" {{clickable}}')
+    nodes = ViewTree(f'[x] Button "{label}" {{clickable}}')
     text = step_question(SafeStep("TAP", "x", None, True), nodes, APP, EN)
     assert "Delete" in text
     assert text.startswith("Tap “…")
@@ -327,7 +327,7 @@ def test_quotable_never_leaves_what_could_break_a_sentence(raw: str) -> None:
 def test_any_label_gives_one_short_question(label: str, action_type: str, language: str) -> None:
     """Whatever a label says, the question is one short sentence ending with how to go ahead."""
     escaped = label.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ")
-    nodes = parse_view_tree(f'[t] View "{escaped}"')
+    nodes = ViewTree(f'[t] View "{escaped}"')
     step = SafeStep(action_type, "t" if nodes else None, label, True)
     text = step_question(step, nodes, APP, language)
     assert text.endswith(("Say yes to go ahead.", "ለመቀጠል «አዎ» ይበሉ።"))

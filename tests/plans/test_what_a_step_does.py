@@ -23,7 +23,8 @@ def test_a_destructive_child_makes_its_clickable_parent_destructive() -> None:
     """A step on a node means what its subtree says: a destructive child makes its clickable
     parent destructive."""
     tree = ViewTree(
-        '[r] LinearLayout {clickable}\n  [c] TextView "Delete account"\n[o] View {clickable}'
+        '[r] LinearLayout {clickable}\n  [c] TextView "Delete account"'
+        '\n[o] Button "Chats" {clickable}'
     )
     assert validated(plan(step(target_node_id="r")), tree=tree).steps[0].is_destructive
     assert not validated(plan(step(target_node_id="o")), tree=tree).steps[0].is_destructive
@@ -269,11 +270,11 @@ async def test_a_control_nothing_on_the_screen_explains_is_asked(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
     """An unlabelled icon whose containers hold no message: the rules cannot read what a tap on
-    it does, so it is asked, and the question says the button has no label; a labelled button
-    on the same screen is read and accepted."""
+    it does, so it is asked, and the question says where the button is, by the text nearest to
+    it; a labelled button on the same screen is read and accepted."""
     cases = {
         "the lone icon": tap_case("n3", LONE_ICON),
         "a labelled button beside it": tap_case("n7", LONE_ICON, ACCEPTED),
     }
     icon, _ = await run_cases(settings_factory, fake_openai, cases)
-    assert icon["speech_response_text"] == "Tap a button with no label? Say yes to go ahead."
+    assert icon["speech_response_text"] == "Tap the button beside “Chats”? Say yes to go ahead."

@@ -7,6 +7,13 @@ plan rules (`rules`), after every step was read.
      the ids belong to a screen that is gone (`stale_target`); after a `TAP` that may navigate
      (anything but a text field) they may, so a later step that names a node is asked, never
      done on the plan's word (`unread`: the question names it);
+   - after a `SCROLL`, a step that names a node inside what scrolled (a row of the list, or any
+     node when the SCROLL named no target and moved the screen) is asked (`unread`), not
+     refused: the row view the id names may now show another row, which the planner could not
+     see, but a list that scrolls by less than a page keeps many of its rows, and the question
+     names the row the user is about to act on, so a yes is the user's own reading of the
+     screen. The scrolled list itself, and a node outside it (a toolbar's button, the field
+     below the list), stays where it was and is not asked for this;
    - `OPEN_APP` acts in the app it opens: the plan's `package_name` (a payload that is a package
      name must be that one); it is then the app in front;
    - `HOME` acts in no app: the launcher is then in front, which no grant names;
@@ -35,23 +42,45 @@ from dataclasses import replace
 
 from lisan.plans.safe import PlanRejected, SafeStep
 from lisan.screen.packages import is_package_name
+from lisan.screen.viewtree import Branch, ViewTree
 
 # Steps that act wherever the phone is, with no node to pin them to a screen.
 TARGETLESS_ACTS = frozenset({"TEXT_INPUT", "SCROLL"})
 
 
-def unread_after_navigation(steps: tuple[SafeStep, ...]) -> tuple[SafeStep, ...]:
-    """After a TAP that may navigate (anything but a text field), the screen the ids name may be
-    gone: a later step that names a node acts on something the rules never read, so it is asked
-    (`unread`), never done on the plan's word. After a BACK or a HOME the screen is gone for
-    sure: such a step is refused (`_check_apps`, `stale_target`)."""
+def unread_after_navigation(steps: tuple[SafeStep, ...], tree: ViewTree) -> tuple[SafeStep, ...]:
+    """Rule 4's first point: a step on a node the plan may have moved away from is asked
+    (`unread`), never done on the plan's word. After a TAP that may navigate (anything but a
+    text field), the screen the ids name may be gone; after a SCROLL, a node inside what
+    scrolled (the list, or with no target the whole screen) may now show another row. After a
+    BACK or a HOME the screen is gone for sure: such a step is refused (`check_apps`,
+    `stale_target`)."""
     navigated, checked = False, []
+    scrolled: list[Branch | None] = []  # what each SCROLL so far moved; None: the screen
     for step in steps:
-        if navigated and step.target_node_id is not None:
+        if step.target_node_id is not None and (
+            navigated or _inside_any(step.target_node_id, scrolled, tree)
+        ):
             step = replace(step, unread=True)
         checked.append(step)
         navigated = navigated or (step.action_type == "TAP" and step.leaves_app_unknown)
+        if step.action_type == "SCROLL":
+            scrolled.append(
+                None if step.target_node_id is None else tree.branch(step.target_node_id)
+            )
     return tuple(checked)
+
+
+def _inside_any(node_id: str, scrolled: list[Branch | None], tree: ViewTree) -> bool:
+    """Whether the node lies inside something a SCROLL moved: a list it sits in (the list
+    itself stays where it is), or the screen (`None`, a SCROLL with no target)."""
+    if not scrolled:
+        return False
+    branch = tree.branch(node_id)
+    if branch is None or None in scrolled:
+        return True
+    starts = {ancestor.start for ancestor in tree.ancestors(branch)}
+    return any(container is not None and container.start in starts for container in scrolled)
 
 
 def check_apps(

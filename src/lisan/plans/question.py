@@ -34,12 +34,15 @@ Any language other than en-US is spoken in am-ET, the contract's default languag
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
+from lisan.core.text import fold
 from lisan.plans.safe import SafePlan, SafeStep
-from lisan.plans.words import reads_destructive
-from lisan.screen.nodes import ViewNode, label
+from lisan.plans.words import names_no_act, reads_destructive
+from lisan.screen.nodes import label
 from lisan.screen.packages import names_package
+from lisan.screen.viewtree import ViewTree
 
 ENGLISH = "en-US"
 MAX_QUOTED_CHARS = 40
@@ -70,8 +73,73 @@ _AMHARIC = {
 # `{}` is the label, the other the message.
 _ON_ENGLISH = ("Tap “{}” on “{}”", "Tap the button on “{}”")
 _ON_AMHARIC = ("«{1}» ላይ «{0}»ን ልጫን", "«{}» ላይ ያለውን ቁልፍ ልጫን")
+# A TAP nothing explains, or whose label another control shares: where it is. The first `{}`
+# is the label, the other the text nearest to it.
+_BESIDE_ENGLISH = ("Tap “{}” beside “{}”", "Tap the button beside “{}”")
+_BESIDE_AMHARIC = ("ከ«{1}» አጠገብ ያለውን «{0}»ን ልጫን", "ከ«{}» አጠገብ ያለውን ቁልፍ ልጫን")
 _PROCEED = {True: "Say yes to go ahead.", False: "ለመቀጠል «አዎ» ይበሉ።"}
 _THEN = {True: ", then ", False: "፣ ከዚያ "}
+
+
+@dataclass(frozen=True, slots=True)
+class _Act:
+    """An act the question names in its own words: its English verb, its Amharic one (first
+    person: "shall I send"), and whether its object is whom it goes to ("Send 5,000 birr to
+    “Abebe”") or what it acts on ("Delete “Photo 3”")."""
+
+    english: str
+    amharic: str
+    to_someone: bool
+
+
+_SEND = _Act("Send", "ልላክ", to_someone=True)
+_PAY = _Act("Pay", "ልክፈል", to_someone=True)
+_TRANSFER = _Act("Transfer", "ላስተላልፍ", to_someone=True)
+_DELETE = _Act("Delete", "ልሰርዝ", to_someone=False)
+_BUY = _Act("Buy", "ልግዛ", to_someone=False)
+# English words by how they start ("Payment", "Sender"), Amharic ones as spelled (folded). A
+# word no entry names is quoted as the screen says it ("on “Sign the transaction”").
+_ENGLISH_ACTS = (
+    ("send", _SEND), ("pay", _PAY), ("transfer", _TRANSFER), ("delete", _DELETE),
+    ("remove", _DELETE), ("erase", _DELETE), ("buy", _BUY), ("purchase", _BUY),
+)  # fmt: skip
+_AMHARIC_ACTS = {
+    fold(word): act
+    for words, act in (
+        (("ላክ", "ይላኩ", "ላክለት", "ላኪ"), _SEND),
+        (("ክፈል", "ይክፈሉ", "ክፍያ"), _PAY),
+        (("አስተላልፍ", "ያስተላልፉ", "ዝውውር"), _TRANSFER),
+        (("ሰርዝ", "ይሰርዙ", "አጥፋ", "ያጥፉ"), _DELETE),
+        (("ግዛ", "ይግዙ", "ግዢ"), _BUY),
+    )
+    for word in words
+}
+
+# Currencies an amount is named in: (English, Amharic), by what a screen or a payload writes.
+_CURRENCIES = {
+    alias: names
+    for aliases, names in (
+        (("etb", "birr", "br", "ብር"), ("birr", "ብር")),
+        (("usd", "$", "us$", "dollar", "dollars"), ("dollars", "ዶላር")),
+        (("eur", "€", "euro", "euros"), ("euros", "ዩሮ")),
+        (("gbp", "£", "pound", "pounds"), ("pounds", "ፓውንድ")),
+    )
+    for alias in aliases
+}
+_SYMBOLS = "$€£"
+_PUNCTUATION = ".,:;!?()[]/።፣፤"
+_DIGITS = frozenset("0123456789")
+MAX_AMOUNT_CHARS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Amount:
+    number: str  # as written: digits, with "," and "." between them
+    currency: tuple[str, str] | None  # (English, Amharic)
+
+    def said(self, english: bool) -> str:
+        assert self.currency is not None
+        return f"{self.number} {self.currency[0 if english else 1]}"
 
 
 def _more(count: int, english: bool) -> str:
@@ -81,51 +149,196 @@ def _more(count: int, english: bool) -> str:
 
 
 def step_question(
-    step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str, language: str
+    step: SafeStep,
+    nodes: ViewTree,
+    package_name: str,
+    language: str,
+    *,
+    before: Sequence[SafeStep] = (),
 ) -> str:
-    """A short question naming `step`, then how to go ahead."""
+    """A short question naming `step`, then how to go ahead; `before` are the steps the plan
+    runs before it (an amount it typed is named with the act)."""
     english = language == ENGLISH
-    return f"{_clause(step, nodes, package_name, english)}? {_PROCEED[english]}"
+    return f"{_clause(step, nodes, package_name, english, before)}? {_PROCEED[english]}"
 
 
-def confirmation_question(plan: SafePlan, nodes: Mapping[str, ViewNode], language: str) -> str:
+def confirmation_question(plan: SafePlan, nodes: ViewTree, language: str) -> str:
     """The question for a plan that needs confirmation (the module's docstring says what it
     names)."""
     english = language == ENGLISH
     named = named_steps(plan)
     if named:
-        clauses = [_clause(step, nodes, plan.package_name, english) for step in named]
+        clauses = [
+            _clause(plan.steps[at], nodes, plan.package_name, english, plan.steps[:at])
+            for at in named
+        ]
         if english:  # "Type “hi”, then tap “Send”"
             clauses[1:] = [clause[0].lower() + clause[1:] for clause in clauses[1:]]
         return f"{_THEN[english].join(clauses)}? {_PROCEED[english]}"
-    first = _clause(plan.steps[0], nodes, plan.package_name, english)
+    first = _clause(plan.steps[0], nodes, plan.package_name, english, ())
     rest = _more(len(plan.steps) - 1, english) if len(plan.steps) > 1 else ""
     return f"{first}{rest}? {_PROCEED[english]}"
 
 
-def named_steps(plan: SafePlan) -> list[SafeStep]:
-    """The steps the question names, in plan order: every asked step, and before each the last
-    text the plan typed (what a send sends)."""
-    named: list[int] = []
-    typed: int | None = None
-    for index, step in enumerate(plan.steps):
-        if step.asked:
-            if typed is not None and typed not in named:
-                named.append(typed)
-            named.append(index)
-        if step.action_type == "TEXT_INPUT":
-            typed = index
-    return [plan.steps[index] for index in sorted(set(named))]
+def named_steps(plan: SafePlan) -> list[int]:
+    """Where the steps the question names stand in the plan, in order: every asked step, and
+    every text the plan types before the last of them (an amount, then a note, then "Send":
+    both are what is sent)."""
+    asked = [at for at, step in enumerate(plan.steps) if step.asked]
+    if not asked:
+        return []
+    typed = [
+        at for at, step in enumerate(plan.steps[: asked[-1]]) if step.action_type == "TEXT_INPUT"
+    ]
+    return sorted({*asked, *typed})
 
 
-def _clause(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str, english: bool) -> str:
+def _clause(
+    step: SafeStep,
+    nodes: ViewTree,
+    package_name: str,
+    english: bool,
+    before: Sequence[SafeStep],
+) -> str:
     templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
     subject = _subject(step, nodes, package_name)
-    where = quotable(step.context, around_consequence=True) if step.action_type == "TAP" else None
+    if step.action_type != "TAP":
+        return templates[0].format(subject) if subject is not None else templates[1]
+    act = _act(step.context) if step.is_destructive else None
+    # An amount goes with any act but a deletion: an "OK" beside "Total: 500 ETB" pays it.
+    money = step.is_destructive and (act or _act(_label(step, nodes))) is not _DELETE
+    amount = _amount(step, nodes, before) if money else None
+    if act is not None and subject is not None and _names_an_object(subject):
+        return _act_clause(act, subject, amount, english)
+    where = quotable(step.context, around_consequence=True)
+    beside = quotable(step.beside) if where is None else None
     if where is not None:  # "OK" means what "Remove 12 photos?" says: the user hears both
-        on = _ON_ENGLISH if english else _ON_AMHARIC
-        return on[0].format(subject, where) if subject is not None else on[1].format(where)
-    return templates[0].format(subject) if subject is not None else templates[1]
+        frames = _ON_ENGLISH if english else _ON_AMHARIC
+    elif beside is not None:  # "OK" beside "Don't ask me again": which one, and where
+        frames, where = (_BESIDE_ENGLISH if english else _BESIDE_AMHARIC), beside
+    if where is not None:
+        clause = (
+            frames[0].format(subject, where) if subject is not None else frames[1].format(where)
+        )
+    else:
+        clause = templates[0].format(subject) if subject is not None else templates[1]
+    if amount is not None and amount.number not in clause:  # "Tap “Pay now” (5,000 birr)"
+        clause += f" ({amount.said(english)})"
+    return clause
+
+
+def _act_clause(act: _Act, subject: str, amount: _Amount | None, english: bool) -> str:
+    """The act in the question's own words, with what it acts on, or whom it goes to, and the
+    amount: "Send 5,000 birr to “Abebe Kebede”", "Delete “Photo 3”"."""
+    if act.to_someone:
+        if english:
+            how_much = f" {amount.said(english)}" if amount is not None else ""
+            return f"{act.english}{how_much} to “{subject}”"
+        how_much = f" {amount.said(english)}" if amount is not None else ""
+        return f"ለ«{subject}»{how_much} {act.amharic}"
+    clause = f"{act.english} “{subject}”" if english else f"«{subject}»ን {act.amharic}"
+    return clause + (f" ({amount.said(english)})" if amount is not None else "")
+
+
+def _names_an_object(subject: str) -> bool:
+    """Whether a tapped node's label names what an act acts on ("Abebe Kebede", "Photo 3"),
+    not the act itself ("Pay now") nor an assent ("OK")."""
+    return not names_no_act(subject) and not reads_destructive(subject)
+
+
+def _act(context: str | None) -> _Act | None:
+    """The act the message names first, among those the question says in its own words."""
+    for word in (context or "").split():
+        if not reads_destructive(word):
+            continue
+        folded = fold(word).strip()
+        english = next((act for start, act in _ENGLISH_ACTS if folded.startswith(start)), None)
+        found = english or _AMHARIC_ACTS.get(folded)
+        if found is not None:
+            return found
+    return None
+
+
+def _amount(step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep]) -> _Amount | None:
+    """The amount a consequential tap moves, with its currency: the last amount the plan typed
+    before it (in the currency it typed, else the one the screen shows), else one its message
+    or its own node shows, else the only one the screen shows (two differing amounts name
+    none: a fee beside a total is no total)."""
+    typed = next(
+        (
+            amount
+            for earlier in reversed(before)
+            if earlier.action_type == "TEXT_INPUT"
+            and (amount := _only_amount(earlier.payload or "")) is not None
+        ),
+        None,
+    )
+    if typed is not None:
+        currency = typed.currency or _screen_currency(nodes)
+        return _Amount(typed.number, currency) if currency is not None else None
+    branch = nodes.branch(step.target_node_id) if step.target_node_id is not None else None
+    near = [step.context or "", *(nodes.texts(branch) if branch is not None else ())]
+    for text in near:
+        found = next((a for a in _amounts(text) if a.currency is not None), None)
+        if found is not None:
+            return found
+    shown = {a for text in nodes.all_texts() for a in _amounts(text) if a.currency is not None}
+    return shown.pop() if len(shown) == 1 else None
+
+
+def _screen_currency(nodes: ViewTree) -> tuple[str, str] | None:
+    """The currency the screen names ("Amount (ETB)"), when it names one only."""
+    named = {
+        found
+        for text in nodes.all_texts()
+        for word in _words(text)
+        if (found := _CURRENCIES.get(word)) is not None
+    }
+    return named.pop() if len(named) == 1 else None
+
+
+def _words(text: str) -> list[str]:
+    """The words of `text`, compatibility forms composed and case folded, without the
+    punctuation around them: read by plain scanning, in one pass."""
+    words = unicodedata.normalize("NFKC", text).casefold().split()
+    return [stripped for word in words if (stripped := word.strip(_PUNCTUATION))]
+
+
+def _amounts(text: str) -> Iterator[_Amount]:
+    """The numbers in `text`, each with the currency written beside it ("5,000 ETB", "$12.50",
+    "ብር 300"), or none. A number is digits with "," or "." between them."""
+    words = _words(text)
+    for at, word in enumerate(words):
+        symbol = word[0] if word[0] in _SYMBOLS else word[-1] if word[-1] in _SYMBOLS else ""
+        number = word.strip(_SYMBOLS)
+        if not _is_number(number):
+            continue
+        currency = _CURRENCIES.get(symbol)
+        for near in (words[at + 1 : at + 2], words[max(0, at - 1) : at]):
+            if currency is None and near:
+                currency = _CURRENCIES.get(near[0])
+        yield _Amount(number, currency)
+
+
+def _only_amount(typed: str) -> _Amount | None:
+    """A typed text that is an amount and nothing else ("5000", "5,000 ETB"): a note that holds
+    a number ("see you at 6") is no amount."""
+    words = _words(typed)
+    amounts = list(_amounts(typed))
+    if len(amounts) != 1 or len(words) > 1 + (amounts[0].currency is not None):
+        return None
+    return amounts[0]
+
+
+def _is_number(word: str) -> bool:
+    return (
+        0 < len(word) <= MAX_AMOUNT_CHARS
+        and word[0] in _DIGITS
+        and word[-1] in _DIGITS
+        and all(char in _DIGITS or char in ",." for char in word)
+        and ",," not in word
+        and ".." not in word
+    )
 
 
 def quotable(
@@ -167,10 +380,19 @@ def _window_start(text: str, limit: int) -> int:
     return 0
 
 
-def _subject(step: SafeStep, nodes: Mapping[str, ViewNode], package_name: str) -> str | None:
-    """What the question names: the text to type, the app to open, else the target's label."""
-    node = nodes.get(step.target_node_id) if step.target_node_id is not None else None
-    node_label = label(node) if node is not None else None
+def _label(step: SafeStep, nodes: ViewTree) -> str | None:
+    """The target's label, else for a node that shows no label of its own (a list row) the
+    first text it holds."""
+    branch = nodes.branch(step.target_node_id) if step.target_node_id is not None else None
+    if branch is None or branch.node is None:
+        return None
+    return label(branch.node) or next((t for t in nodes.texts(branch) if t.strip()), None)
+
+
+def _subject(step: SafeStep, nodes: ViewTree, package_name: str) -> str | None:
+    """What the question names: the text to type, the app to open, else the target's label
+    (`_label`)."""
+    node_label = _label(step, nodes) if step.action_type in {"TAP", "SCROLL"} else None
     candidates: tuple[str | None, ...]
     if step.action_type == "TEXT_INPUT":
         candidates = (step.payload,)  # the field's label is not what gets typed

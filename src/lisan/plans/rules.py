@@ -78,10 +78,13 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from lisan.core.text import fold
 from lisan.plans.consequence import Meaning, is_field, what_it_does
 from lisan.plans.places import check_apps, unread_after_navigation
 from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
+from lisan.plans.words import is_message
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
+from lisan.screen.nodes import label
 from lisan.screen.packages import is_package_name, names_package
 from lisan.screen.viewtree import Branch, ViewTree
 
@@ -125,8 +128,9 @@ def validate_plan(
     _check_shape(raw)
     package_name: str = raw["package_name"]
     steps: list[dict[str, Any]] = raw["steps"]
+    labels = _Labels(tree)
     safe_steps = unread_after_navigation(
-        tuple(_check_step(step, tree, package_name) for step in steps)
+        tuple(_check_step(step, tree, package_name, labels) for step in steps), tree
     )
     check_apps(package_name, safe_steps, current_package, granted)
     if sum(step.asked for step in safe_steps) > MAX_ASKED_STEPS:
@@ -161,7 +165,9 @@ def _step_shape_ok(step: Any) -> bool:
     return isinstance(step, dict) and isinstance(step.get("payload"), str | None)
 
 
-def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> SafeStep:
+def _check_step(
+    step: dict[str, Any], tree: ViewTree, package_name: str, labels: _Labels
+) -> SafeStep:
     action_type = step.get("action_type")
     if not isinstance(action_type, str) or action_type not in ACTION_TYPES:
         raise PlanRejected("action_not_allowed")
@@ -206,6 +212,13 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         if acted_on is not None
         else Meaning(consequential=False)
     )
+    shared = (
+        action_type == "TAP"
+        and acted_on is not None
+        and not is_field(acted_on)
+        and labels.shared(acted_on)
+    )
+    unexplained = not meaning.read and meaning.context is None
     return SafeStep(
         action_type=action_type,
         target_node_id=target,
@@ -213,13 +226,109 @@ def _check_step(step: dict[str, Any], tree: ViewTree, package_name: str) -> Safe
         is_destructive=(
             planner_destructive
             or meaning.consequential
+            or not meaning.read  # flagged as the asked step it is
             or (action_type == "OPEN_APP" and not names_package(payload, package_name))
         ),
         leaves_app_unknown=action_type == "BACK"
         or (action_type == "TAP" and not is_field(acted_on)),
-        unread=not meaning.read,
+        unread=not meaning.read or shared,
         context=meaning.context,
+        beside=(
+            nearest_text(acted_on, tree, name=shown_name(acted_on, tree))
+            if acted_on is not None and (shared or unexplained)
+            else None
+        ),
     )
+
+
+# A label more controls share than this is shared, whatever the rest are: the look-up of each
+# stays bounded on a screen of a thousand "Follow" buttons.
+MAX_SAME_LABELS = 16
+
+
+class _Labels:
+    """Which controls share a label, read once per plan on first need: every labelled node of
+    the screen by its folded label (`core.text.fold`)."""
+
+    def __init__(self, tree: ViewTree) -> None:
+        self._tree = tree
+        self._by_label: dict[str, list[str]] | None = None
+
+    def shared(self, receiver: Branch) -> bool:
+        """Whether another node that takes clicks, neither inside `receiver` nor around it,
+        shows the same label: then which of them a TAP names is the plan's guess (two "Delete"
+        buttons, "Alice" in the chat list and in the header), and the step is asked."""
+        name = shown_name(receiver, self._tree)
+        if name is None:
+            return False
+        if self._by_label is None:
+            self._by_label = {}
+            for node in self._tree.values():
+                shown = label(node)
+                if shown is not None:
+                    self._by_label.setdefault(_folded(shown), []).append(node.node_id)
+        same = [
+            i
+            for i in self._by_label.get(_folded(name), [])
+            if i != (receiver.node.node_id if receiver.node else None)
+        ]
+        if len(same) > MAX_SAME_LABELS:
+            return True
+        around = {ancestor.start for ancestor in self._tree.ancestors(receiver)}
+        for node_id in same:
+            other = self._tree.branch(node_id)
+            clicked = self._tree.receiver(other) if other is not None else None
+            if (
+                clicked is None
+                or is_field(clicked)  # a field's text is what it holds, and a tap only focuses
+                or clicked.start == receiver.start
+                or clicked.start in around
+            ):
+                continue  # takes no click, or is the same control, or one around it
+            if receiver.start not in {a.start for a in self._tree.ancestors(clicked)}:
+                return True  # another control, not one inside this one
+        return False
+
+
+def _folded(text: str) -> str:
+    return " ".join(fold(text).split())
+
+
+def shown_name(branch: Branch, tree: ViewTree) -> str | None:
+    """What a node is called on the screen: its label, else (a list row) the first text it
+    holds."""
+    if branch.node is not None and (own := label(branch.node)) is not None:
+        return own
+    return next((text for text in tree.texts(branch) if text.strip()), None)
+
+
+def nearest_text(branch: Branch, tree: ViewTree, *, name: str | None) -> str | None:
+    """The text nearest to `branch` that says something other than its name: another text it
+    holds (a row's "see you at 6"), else the nearest sibling's (a checkbox's "Don't ask me
+    again" above an "OK"), else its container's, one level up at a time. A text that only
+    assents or declines ("Cancel" beside "OK") tells nothing of where: skipped. None when the
+    screen holds no such text."""
+    own = None if name is None else _folded(name)
+
+    def telling(texts: list[str]) -> str | None:
+        return next((t for t in texts if is_message(t) and _folded(t) != own), None)
+
+    found = telling(tree.texts(branch))
+    current = branch
+    for parent in tree.ancestors(branch):
+        if found is not None:
+            return found
+        siblings = tree.siblings(current)
+        at = next(i for i, sibling in enumerate(siblings) if sibling.start == current.start)
+        nearest_first = sorted(
+            (i for i in range(len(siblings)) if i != at), key=lambda i: (abs(i - at), i > at)
+        )
+        found = next(
+            (t for i in nearest_first if (t := telling(tree.texts(siblings[i]))) is not None),
+            None,
+        ) or telling(parent.texts())
+        current = parent
+    return found
 
 
 def _clicked(target: Branch, tree: ViewTree) -> Branch:

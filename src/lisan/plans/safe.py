@@ -30,6 +30,10 @@ class SafeStep:
     # For the question only: the message outside the node that gave the step its meaning ("OK"
     # under "Remove 12 photos?"), quoted so the user hears what a yes does.
     context: str | None = field(default=None, compare=False)
+    # For the question only: the text nearest to a TAP that nothing explains, or whose label
+    # another control shares ("OK" beside "Don't ask me again", "Delete" beside "Photo 3"), so
+    # the user hears which control, and where, a yes taps.
+    beside: str | None = field(default=None, compare=False)
 
     @property
     def asked(self) -> bool:
