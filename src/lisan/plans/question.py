@@ -1,28 +1,49 @@
 """The spoken question before a confirmed plan runs: it names what a yes will do, in the user's
 language.
 
-en-US: 'Type “see you at 6”, then tap “Send”? Say yes to go ahead.'
-am-ET: '«see you at 6» ልጻፍ፣ ከዚያ «Send»ን ልጫን? ለመቀጠል «አዎ» ይበሉ።'
+en-US: 'Type “5,000”, then send 5,000 birr to “Abebe Kebede”? Say yes to go ahead.'
+am-ET: '«5,000» ልጻፍ፣ ከዚያ ለ«Abebe Kebede» 5,000 ብር ልላክ? ለመቀጠል «አዎ» ይበሉ።'
 
 The phone speaks one question and runs the whole plan on a yes, so the service, not the planner,
 decides what it names: every step the rules ask about (`SafeStep.asked`: consequential by the
 service's reading, whatever the planner flagged, or acting on a screen the rules never read),
 in plan order, at most `rules.MAX_ASKED_STEPS` of them (a plan with more is refused before it
-gets here). Before a consequential step, the text the plan typed last is named too: a "Send"
-says what is sent. A plan with no such step (the planner asked, or the transcriber gave no
-confidence) names its first step and how many follow. A label too long to quote whole is
-quoted around the word that makes it consequential, not from its start. A tap whose own label
-names no act ("OK", a check mark, an unlabelled icon) is named with the message that gives it
-its meaning: 'Tap “OK” on “Remove 12 photos? This can't be…”?'.
+gets here), and every text the plan types before the last of them (an amount, then a note,
+then "Send": both are what is sent). A plan with no such step (the planner asked, or the
+transcriber gave no confidence) names its first step and how many follow.
+
+A consequential TAP is named by what makes it consequential, from the screen:
+- the act, when the message that gave the step its meaning (`SafeStep.context`: a heading, a
+  dialog's message) names one the question can say in its own words (send, pay, transfer,
+  delete, buy, by English word starts and Amharic spellings), and the tapped node names what it
+  acts on (a row's name, not "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete
+  “Photo 3”'. The verb is the service's own, conjugated in the user's language; the object
+  stays a quotation;
+- otherwise the node, with the message when there is one: 'Tap “OK” on “Remove 12 photos? This
+  can't be…”?';
+- the amount, for any act but a deletion, with its currency: the amount the plan typed just
+  before (a text that is an amount and nothing else, in the currency typed or, when the screen
+  names one currency only, that one), else one the message or the node shows, else the only one
+  the screen shows (a fee beside a total names neither): 'Tap “Pay now” (12.50 dollars)'.
+  Numbers and currencies are read by plain scanning of words; a number is said as written,
+  digits with "," or "." between them, a currency in the question's own word.
+A TAP nothing explains (no label that names an act, no message: an "OK" alone, an unlabelled
+icon), and a TAP on a label another control shares, says where it is, by the nearest text that
+says something (`SafeStep.beside`, found by the rules): 'Tap “OK” beside “Don't ask me
+again”?', 'Tap “Delete” beside “Photo 3”?'. A node with no label of its own (a list row) is
+named by the first text it holds. A label too long to quote whole is quoted around the word
+that makes it consequential, not from its start.
 
 This is the only sentence of variable content the phone speaks, and it is composed here from
 the checked plan: the planner's own `speech_response_text` is never spoken, so text on a screen
 cannot speak to the user in the assistant's voice through it.
 
 What the question names comes from the phone's screen (a node's label) or from the planner (a
-payload): untrusted text, bounded and marked as a quotation. An app to open is named by the
-user's words only when they name its package (`screen.packages.names_package`); otherwise by its
-package name, so the user hears which app will really open. Quoted text is never interpreted,
+payload): untrusted text, bounded and marked as a quotation (an amount alone is said unquoted:
+it holds only digits, "," and ".", and the currency is the service's own word). An app to
+open is named by the user's words only when they name its package
+(`screen.packages.names_package`); otherwise by its package name, so the user hears which app
+will really open. Quoted text is never interpreted,
 and is cleaned so it cannot break the sentence: control characters become spaces, invisible
 format characters and quote marks (and their look-alikes, so a label cannot close our quote and
 speak as us) are dropped, runs of whitespace collapse, and anything past 40 characters is cut

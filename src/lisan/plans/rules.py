@@ -62,12 +62,22 @@ when the planner says so, and also
   control, a list row that carries out the act, the control that sends a composed message, a
   dismissal that does what its message asks ("Close" under "Close your account?", "No" under
   "Save your changes?"). A tap that names no act and that nothing around explains cannot be
-  read, and is asked (`SafeStep.unread`), never accepted on the plan's word. The text that made
-  the step consequential is `SafeStep.context`, for the question to quote;
+  read, and is asked (`SafeStep.unread`), never accepted on the plan's word, and flagged
+  destructive like any step the question names; the question says where it is, by the nearest
+  text that says something (`nearest_text`: "OK" beside "Don't ask me again"). The text that
+  made the step consequential is `SafeStep.context`, for the question to quote;
 - when it opens an app whose spoken name the service cannot tie to the package it opens
   (`names_package`): the phone must never open one app while the user hears another's name.
 What commits nothing stays unasked: typing, a scroll, BACK, a tab, a labelled control whose
 own label names a harmless act ("Settings"), a price in a shop's list.
+A TAP whose control shows a label (its own, else for a row the first text it holds) that
+another node taking clicks also shows, folded (`core.text.fold`), is asked (`SafeStep.unread`),
+whatever planner made it: which of two "Delete" buttons, or of "Alice" in the chat list and
+in the header, a plan names is its guess, so the question names which, by the nearest text
+around it ('Tap “Delete” beside “Photo 3”'). Not counted as another control: one inside the
+tapped control or around it (a switch in its row: one tap), and a text field (its text is what
+it holds, and a tap only focuses it). The screen's labels are indexed once per plan; past
+`MAX_SAME_LABELS` nodes of one label the label is shared whatever they are.
 This only ever upgrades a step, never downgrades the planner's `true`. How words are read
 (look-alikes, invisible characters, word pieces, prefixes, Amharic) is `words`'.
 """
