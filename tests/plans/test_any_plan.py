@@ -147,10 +147,24 @@ def test_any_plan_is_a_safe_plan_that_keeps_the_rules_or_rejected(
     _assert_what_is_accepted_was_read(safe)
     _assert_the_question_names_every_asked_step(safe, tree)
     left_the_screen = app_unknown = navigated = False
+    scrolled: set[str | None] = set()  # what each SCROLL moved: a list's id, or None (the screen)
     for raw_step, safe_step in zip(raw["steps"], safe.steps, strict=True):
         if navigated and safe_step.target_node_id is not None:
             assert safe_step.unread
             assert safe_step.asked
+        if safe_step.target_node_id is not None and scrolled:
+            branch = tree.branch(safe_step.target_node_id)
+            assert branch is not None
+            around = {a.node.node_id for a in tree.ancestors(branch) if a.node is not None}
+            if None in scrolled or around & scrolled:
+                assert safe_step.asked  # a row of a scrolled list may show another row now
+        if safe_step.action_type == "SCROLL":
+            scrolled.add(safe_step.target_node_id)
+        if safe_step.action_type == "TEXT_INPUT" and safe_step.target_node_id is not None:
+            branch = tree.branch(safe_step.target_node_id)
+            assert branch is not None
+            fields = [b for b in (branch, *tree.ancestors(branch)) if b.node is not None]
+            assert any("editable" in b.node.flags for b in fields if b.node is not None)
         navigated = navigated or (
             safe_step.action_type == "TAP"
             and "editable" not in tree[str(safe_step.target_node_id)].flags
