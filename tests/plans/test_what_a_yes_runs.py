@@ -86,6 +86,16 @@ def test_the_act_is_said_in_the_questions_own_words_in_both_languages(
     assert step_question(step_, MONEY_SCREEN, APP, AM) == f"{amharic}? ለመቀጠል «አዎ» ይበሉ።"
 
 
+def test_a_button_that_answers_the_message_is_not_what_the_act_acts_on() -> None:
+    """A "Stop" button under "Delete the recording?" answers the message: the question quotes
+    both, and never says it deletes "Stop"."""
+    tree = ViewTree('[m] TextView "Delete the recording?"\n[b] Button "Stop" {clickable}')
+    step_ = consequential_tap("b", context="Delete the recording?")
+    assert step_question(step_, tree, APP, EN) == (
+        "Tap “Stop” on “Delete the recording?”? Say yes to go ahead."
+    )
+
+
 def test_a_button_that_names_the_act_is_named_with_the_amount_the_screen_shows() -> None:
     """A "Pay now" names its act itself: the question adds the amount, the only one shown."""
     tree = ViewTree('[t] TextView "Total: $12.50"\n[b] Button "Pay now" {clickable}')

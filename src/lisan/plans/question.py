@@ -16,8 +16,8 @@ A consequential TAP is named by what makes it consequential, from the screen:
 - the act, when the message that gave the step its meaning (`SafeStep.context`: a heading, a
   dialog's message) names one the question can say in its own words (send, pay, transfer,
   delete, buy, by English word starts and Amharic spellings), and the tapped node names what it
-  acts on (a row's name, not "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete
-  “Photo 3”'. The verb is the service's own, conjugated in the user's language; the object
+  acts on (a row or an item, not a button: a "Stop" under "Delete the recording?" answers it,
+  and neither "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete “Photo 3”'. The verb is the service's own, conjugated in the user's language; the object
   stays a quotation;
 - otherwise the node, with the message when there is one: 'Tap “OK” on “Remove 12 photos? This
   can't be…”?';
@@ -229,7 +229,7 @@ def _clause(
     # An amount goes with any act but a deletion: an "OK" beside "Total: 500 ETB" pays it.
     money = step.is_destructive and (act or _act(_label(step, nodes))) is not _DELETE
     amount = _amount(step, nodes, before) if money else None
-    if act is not None and subject is not None and _names_an_object(subject):
+    if act is not None and subject is not None and _names_an_object(step, subject, nodes):
         return _act_clause(act, subject, amount, english)
     where = quotable(step.context, around_consequence=True)
     beside = quotable(step.beside) if where is None else None
@@ -261,9 +261,14 @@ def _act_clause(act: _Act, subject: str, amount: _Amount | None, english: bool) 
     return clause + (f" ({amount.said(english)})" if amount is not None else "")
 
 
-def _names_an_object(subject: str) -> bool:
-    """Whether a tapped node's label names what an act acts on ("Abebe Kebede", "Photo 3"),
-    not the act itself ("Pay now") nor an assent ("OK")."""
+def _names_an_object(step: SafeStep, subject: str, nodes: ViewTree) -> bool:
+    """Whether a tapped node names what an act acts on ("Abebe Kebede", "Photo 3"): a row or an
+    item, not a button (a "Stop" under "Delete the recording?" answers the message, it is not
+    what is deleted), and not the act itself ("Pay now") nor an assent ("OK")."""
+    branch = nodes.branch(step.target_node_id) if step.target_node_id is not None else None
+    receiver = nodes.receiver(branch) if branch is not None else None
+    if receiver is None or receiver.node is None or "button" in receiver.node.class_name.lower():
+        return False
     return not names_no_act(subject) and not reads_destructive(subject)
 
 
