@@ -17,8 +17,9 @@ A consequential TAP is named by what makes it consequential, from the screen:
   dialog's message) names one the question can say in its own words (send, pay, transfer,
   delete, buy, by English word starts and Amharic spellings), and the tapped node names what it
   acts on (a row or an item, not a button: a "Stop" under "Delete the recording?" answers it,
-  and neither "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete “Photo 3”'. The verb is the service's own, conjugated in the user's language; the object
-  stays a quotation;
+  and neither "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete “Photo 3”'.
+  The verb is the service's own, conjugated in the user's language; the object stays a
+  quotation;
 - otherwise the node, with the message when there is one: 'Tap “OK” on “Remove 12 photos? This
   can't be…”?';
 - the amount, for any act but a deletion, with its currency: the amount the plan typed just
