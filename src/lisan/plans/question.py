@@ -58,6 +58,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from lisan.core.text import fold
 from lisan.plans.safe import SafePlan, SafeStep
@@ -154,8 +155,7 @@ _DIGITS = frozenset("0123456789")
 MAX_AMOUNT_CHARS = 20
 
 
-@dataclass(frozen=True, slots=True)
-class _Amount:
+class _Amount(NamedTuple):  # a tuple: a 64 KB screen may hold thousands
     number: str  # as written: digits, with "," and "." between them
     currency: tuple[str, str] | None  # (English, Amharic)
 
@@ -181,23 +181,24 @@ def step_question(
     """A short question naming `step`, then how to go ahead; `before` are the steps the plan
     runs before it (an amount it typed is named with the act)."""
     english = language == ENGLISH
-    return f"{_clause(step, nodes, package_name, english, before)}? {_PROCEED[english]}"
+    clause = _clause(step, nodes, package_name, english, before, _Money(nodes))
+    return f"{clause}? {_PROCEED[english]}"
 
 
 def confirmation_question(plan: SafePlan, nodes: ViewTree, language: str) -> str:
     """The question for a plan that needs confirmation (the module's docstring says what it
     names)."""
     english = language == ENGLISH
-    named = named_steps(plan)
+    named, money = named_steps(plan), _Money(nodes)
     if named:
         clauses = [
-            _clause(plan.steps[at], nodes, plan.package_name, english, plan.steps[:at])
+            _clause(plan.steps[at], nodes, plan.package_name, english, plan.steps[:at], money)
             for at in named
         ]
         if english:  # "Type “hi”, then tap “Send”"
             clauses[1:] = [clause[0].lower() + clause[1:] for clause in clauses[1:]]
         return f"{_THEN[english].join(clauses)}? {_PROCEED[english]}"
-    first = _clause(plan.steps[0], nodes, plan.package_name, english, ())
+    first = _clause(plan.steps[0], nodes, plan.package_name, english, (), money)
     rest = _more(len(plan.steps) - 1, english) if len(plan.steps) > 1 else ""
     return f"{first}{rest}? {_PROCEED[english]}"
 
@@ -221,6 +222,7 @@ def _clause(
     package_name: str,
     english: bool,
     before: Sequence[SafeStep],
+    money: _Money,
 ) -> str:
     templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
     subject = _subject(step, nodes, package_name)
@@ -228,8 +230,8 @@ def _clause(
         return templates[0].format(subject) if subject is not None else templates[1]
     act = _act(step.context) if step.is_destructive else None
     # An amount goes with any act but a deletion: an "OK" beside "Total: 500 ETB" pays it.
-    money = step.is_destructive and (act or _act(_label(step, nodes))) is not _DELETE
-    amount = _amount(step, nodes, before) if money else None
+    shows_money = step.is_destructive and (act or _act(_label(step, nodes))) is not _DELETE
+    amount = _amount(step, nodes, before, money) if shows_money else None
     if act is not None and subject is not None and _names_an_object(step, subject, nodes):
         return _act_clause(act, subject, amount, english)
     where = quotable(step.context, around_consequence=True)
@@ -286,7 +288,9 @@ def _act(context: str | None) -> _Act | None:
     return None
 
 
-def _amount(step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep]) -> _Amount | None:
+def _amount(
+    step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep], money: _Money
+) -> _Amount | None:
     """The amount a consequential tap moves, with its currency: the last amount the plan typed
     before it (in the currency it typed, else the one the screen shows), else one its message
     or its own node shows, else the only one the screen shows (two differing amounts name
@@ -301,7 +305,7 @@ def _amount(step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep]) -> _Amo
         None,
     )
     if typed is not None:
-        currency = typed.currency or _screen_currency(nodes)
+        currency = typed.currency or money.read()[1]
         return _Amount(typed.number, currency) if currency is not None else None
     branch = nodes.branch(step.target_node_id) if step.target_node_id is not None else None
     near = [step.context or "", *(nodes.texts(branch) if branch is not None else ())]
@@ -309,19 +313,36 @@ def _amount(step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep]) -> _Amo
         found = next((a for a in _amounts(text) if a.currency is not None), None)
         if found is not None:
             return found
-    shown = {a for text in nodes.all_texts() for a in _amounts(text) if a.currency is not None}
-    return shown.pop() if len(shown) == 1 else None
+    return money.read()[0]
 
 
-def _screen_currency(nodes: ViewTree) -> tuple[str, str] | None:
-    """The currency the screen names ("Amount (ETB)"), when it names one only."""
-    named = {
-        found
-        for text in nodes.all_texts()
-        for word in _words(text)
-        if (found := _CURRENCIES.get(word)) is not None
-    }
-    return named.pop() if len(named) == 1 else None
+class _Money:
+    """What the screen shows of money, read once per question on first need, in one pass that
+    stops as soon as it knows: the only amount with a currency it shows, and the only currency
+    it names ("Amount (ETB)"); None for either when it shows none, or two that differ."""
+
+    def __init__(self, nodes: ViewTree) -> None:
+        self._nodes = nodes
+        self._read: tuple[_Amount | None, tuple[str, str] | None] | None = None
+
+    # Each word costs a look-up: only a currency, or a number beside one, is read further.
+
+    def read(self) -> tuple[_Amount | None, tuple[str, str] | None]:
+        if self._read is None:
+            amounts: set[_Amount] = set()
+            currencies: set[tuple[str, str] | None] = set()
+            for text in self._nodes.all_texts():
+                if len(amounts) > 1 and len(currencies) > 1:
+                    break  # neither is the only one
+                for amount in _priced(_words(text)):
+                    currencies.add(amount.currency)
+                    if amount.number:
+                        amounts.add(amount)
+            self._read = (
+                next(iter(amounts)) if len(amounts) == 1 else None,
+                next(iter(currencies)) if len(currencies) == 1 else None,
+            )
+        return self._read
 
 
 def _words(text: str) -> list[str]:
@@ -334,7 +355,24 @@ def _words(text: str) -> list[str]:
 def _amounts(text: str) -> Iterator[_Amount]:
     """The numbers in `text`, each with the currency written beside it ("5,000 ETB", "$12.50",
     "ብር 300"), or none. A number is digits with "," or "." between them."""
-    words = _words(text)
+    return _amounts_in(_words(text))
+
+
+def _priced(words: list[str]) -> Iterator[_Amount]:
+    """Each currency `words` name, with the number beside it ("" when there is none): "5,000
+    ETB", "ETB 300", "$12.50"."""
+    for at, word in enumerate(words):
+        currency = _CURRENCIES.get(word)
+        if currency is not None:
+            beside = [w for w in words[max(0, at - 1) : at + 2 : 2] if _is_number(w)]
+            yield _Amount(beside[0] if beside else "", currency)
+        elif word[0] in _SYMBOLS or word[-1] in _SYMBOLS:
+            number = word.strip(_SYMBOLS)
+            symbol = word[0] if word[0] in _SYMBOLS else word[-1]
+            yield _Amount(number if _is_number(number) else "", _CURRENCIES[symbol])
+
+
+def _amounts_in(words: list[str]) -> Iterator[_Amount]:
     for at, word in enumerate(words):
         symbol = word[0] if word[0] in _SYMBOLS else word[-1] if word[-1] in _SYMBOLS else ""
         number = word.strip(_SYMBOLS)
