@@ -156,3 +156,14 @@ def test_a_word_that_only_begins_as_an_act_is_spelled_is_no_act(label: str) -> N
 def test_a_dialled_call_is_still_a_call() -> None:
     """The words excused are whole words: the act's own forms are not among them."""
     assert _tap(ViewTree('[n1] Button "Dial number" {clickable}'), "n1")[0] is True
+
+
+@pytest.mark.parametrize("label", ["Use 24-hour time format", "Use 24-hour format", "Date format"])
+def test_a_format_setting_formats_nothing(label: str) -> None:
+    """A time or date format is a setting's name, not the act of formatting storage."""
+    assert _tap(ViewTree(f'[n1] TextView "{label}" {{clickable}}'), "n1")[0] is False
+
+
+@pytest.mark.parametrize("label", ["Format SD card", "Format", "Reformat storage"])
+def test_formatting_storage_is_still_asked(label: str) -> None:
+    assert _tap(ViewTree(f'[n1] Button "{label}" {{clickable}}'), "n1")[0] is True

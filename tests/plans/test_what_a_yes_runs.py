@@ -235,3 +235,29 @@ def test_a_label_no_other_control_shows_stays_unasked(target: str) -> None:
     harmless tap whose label no other control shows stays unasked."""
     safe = validated(plan(step(target_node_id=target)), tree=TWO_DELETES)
     assert not safe.steps[0].asked
+
+
+SWITCHES_AND_A_LIST = ViewTree(
+    """\
+[r] LinearLayout
+  [wifi] LinearLayout {clickable}
+    [wifi_label] TextView "Wi-Fi"
+    [wifi_switch] Switch "Off" {clickable}
+  [bt] LinearLayout {clickable}
+    [bt_label] TextView "Bluetooth"
+    [bt_switch] Switch "Off" {clickable}
+  [tabs] TabLayout
+    [stats] TabView "Stats" {clickable}
+  [list] ListView {clickable,scrollable}
+    [heading] TextView "Stats\""""
+)
+
+
+@pytest.mark.parametrize("target", ["wifi_switch", "stats"])
+def test_a_switch_state_or_a_text_a_list_takes_clicks_for_is_no_shared_label(
+    target: str,
+) -> None:
+    """A switch's "Off" is its state (its row says which it is), and a list that takes clicks
+    for its rows is no control of a text it holds: neither makes a label shared."""
+    safe = validated(plan(step(target_node_id=target)), tree=SWITCHES_AND_A_LIST)
+    assert not safe.steps[0].asked

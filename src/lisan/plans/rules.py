@@ -96,7 +96,7 @@ from lisan.plans.words import is_message
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
 from lisan.screen.nodes import label
 from lisan.screen.packages import is_package_name, names_package
-from lisan.screen.viewtree import Branch, ViewTree
+from lisan.screen.viewtree import Branch, ViewTree, is_checkable
 
 MAX_STEPS = 20
 # The longest payload a step may carry: a dictation of the longest command (15 s) is a few
@@ -269,8 +269,8 @@ class _Labels:
         shows the same label: then which of them a TAP names is the plan's guess (two "Delete"
         buttons, "Alice" in the chat list and in the header), and the step is asked."""
         name = shown_name(receiver, self._tree)
-        if name is None:
-            return False
+        if name is None or is_checkable(receiver.node):
+            return False  # a switch's "Off" is its state: its row's label says which it is
         if self._by_label is None:
             self._by_label = {}
             for node in self._tree.values():
@@ -291,6 +291,8 @@ class _Labels:
             if (
                 clicked is None
                 or is_field(clicked)  # a field's text is what it holds, and a tap only focuses
+                # a list that takes clicks for its rows is no control of that label
+                or (clicked.node is not None and "scrollable" in clicked.node.flags)
                 or clicked.start == receiver.start
                 or clicked.start in around
             ):

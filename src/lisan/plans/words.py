@@ -101,6 +101,8 @@ UNPREFIXED = frozenset({"call"})
 # Whole words that begin as an act is spelled and name another thing: a dial pad, a dialog.
 # Compared whole, so no form of the act itself ("dialled", "dialing") is excused.
 NOT_ACTS_ENGLISH = ("dialpad", "dialog", "dialogs", "dialogue", "dialogues")
+# Acts a word before them turns into a setting's name: a time or date format formats nothing.
+NOT_ACTS_AFTER = {"format": ("time", "date", "hour", "number", "file", "text")}
 
 # Words that only assent: a label made of nothing else ("OK", "Sounds good", "Yes, do it",
 # "Let's go", "Count me in", "እሺ ቀጥል") names no act of its own; a tap on it does what the
@@ -132,6 +134,12 @@ def _phrase(words: str) -> str:
     return " ?".join(re.escape(fold(word)) for word in words.split())
 
 
+def _act(words: str) -> str:
+    # Fixed-width lookbehinds: each costs the same few steps wherever it is tried.
+    before = "".join(rf"(?<!\b{re.escape(fold(w))} )" for w in NOT_ACTS_AFTER.get(words, ()))
+    return before + _phrase(words)
+
+
 # The lookaheads let the engine skip a position before it tries a hundred alternatives there:
 # a 64 KiB screen is read in a few milliseconds.
 DESTRUCTIVE_WORDS = re.compile(
@@ -140,7 +148,7 @@ DESTRUCTIVE_WORDS = re.compile(
     + r")\b)(?:(?:(?:"
     + "|".join(_phrase(prefix) for prefix in ENGLISH_PREFIXES)
     + r") ?)?(?:"
-    + "|".join(_phrase(words) for words in DESTRUCTIVE_ENGLISH if words not in UNPREFIXED)
+    + "|".join(_act(words) for words in DESTRUCTIVE_ENGLISH if words not in UNPREFIXED)
     + r")|"
     + "|".join(_phrase(words) for words in UNPREFIXED)
     + r")|(?=[\u1200-\u137f])(?:"

@@ -43,6 +43,11 @@ _CHECKABLE_CLASS = re.compile(r"check|switch|radio|toggle|chip", re.IGNORECASE)
 SENTENCE_WORDS = 5
 
 
+def is_checkable(node: ViewNode | None) -> bool:
+    """A checkbox, switch, radio button, toggle or chip: what it shows is its state."""
+    return node is not None and _CHECKABLE_CLASS.search(node.class_name) is not None
+
+
 def is_control(node: ViewNode | None) -> bool:
     """A node a person operates (a button, a field, a checkbox): its label names what it does
     and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message).
@@ -50,7 +55,7 @@ def is_control(node: ViewNode | None) -> bool:
     with_link`): only controls answer a message."""
     return (
         node is not None
-        and bool(node.flags & TAKES_CLICKS or _CHECKABLE_CLASS.search(node.class_name))
+        and bool(node.flags & TAKES_CLICKS or is_checkable(node))
         and not is_message_with_link(node)
     )
 
@@ -251,10 +256,7 @@ class ViewTree(Mapping[str, ViewNode]):
         row holding one selects an item, it does not carry out an act on it."""
         lines = self._read_lines()
         at = lines.index[branch.start]
-        return any(
-            (node := lines.node(line)) is not None and _CHECKABLE_CLASS.search(node.class_name)
-            for line in range(at, lines.subtree_ends[at])
-        )
+        return any(is_checkable(lines.node(line)) for line in range(at, lines.subtree_ends[at]))
 
     def contains(self, outer: Branch, inner: Branch) -> bool:
         """Whether `inner` is `outer` or stands in its subtree."""
