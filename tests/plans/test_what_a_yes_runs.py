@@ -261,3 +261,13 @@ def test_a_switch_state_or_a_text_a_list_takes_clicks_for_is_no_shared_label(
     for its rows is no control of a text it holds: neither makes a label shared."""
     safe = validated(plan(step(target_node_id=target)), tree=SWITCHES_AND_A_LIST)
     assert not safe.steps[0].asked
+
+
+def test_a_disabled_control_shares_no_label() -> None:
+    """A disabled control takes no tap, so a plan cannot mean it: the enabled one of the same
+    label is the only one."""
+    tree = ViewTree(
+        '[r] LinearLayout\n  [a] TextView "Chats" {clickable}\n'
+        '  [b] Button "Chats" {clickable, disabled}'
+    )
+    assert not validated(plan(step(target_node_id="a")), tree=tree).steps[0].asked

@@ -291,8 +291,9 @@ class _Labels:
             if (
                 clicked is None
                 or is_field(clicked)  # a field's text is what it holds, and a tap only focuses
-                # a list that takes clicks for its rows is no control of that label
-                or (clicked.node is not None and "scrollable" in clicked.node.flags)
+                # a list that takes clicks for its rows is no control of that label, and a
+                # disabled control takes no tap
+                or (clicked.node is not None and clicked.node.flags & {"scrollable", "disabled"})
                 or clicked.start == receiver.start
                 or clicked.start in around
             ):
