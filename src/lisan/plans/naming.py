@@ -10,6 +10,13 @@ under an inflection ("አበበን" names "አበበ"). Words that name nothing 
 never make a match, nor do the words a command is said with ("tap", "go") unless they are all
 the label says. A tap on a text field is never asked for this: it only focuses the field.
 
+What a node shows is read from its start, its own label first, up to `MAX_SHOWN_CHARS`
+characters (and as much of the message): a person names a control by its label, not by the
+page of text a clickable container may hold, and a tap named only past that is asked. So the
+check costs the same on any screen: the transcript's words are indexed once (the same words
+by a set, near spellings by rapidfuzz over the long words only, skeletons by substring search
+over each side's skeletons joined), never compared word by word with a whole screen.
+
 What this cannot see: a transcript that is wrong and names the wrong node consistently ("send"
 heard as "settings", and "Settings" tapped). That is the transcriber's confidence to judge.
 """
@@ -17,8 +24,10 @@ heard as "settings", and "Settings" tapped). That is the transcriber's confidenc
 from __future__ import annotations
 
 import dataclasses
+import functools
+from collections.abc import Iterable
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from lisan.core.text import (
     COMMAND_WORDS,
@@ -33,11 +42,13 @@ from lisan.screen.viewtree import ViewTree
 
 NEAR_SPELLING = 80  # rapidfuzz ratio from which two long words are one ("contacts", "contact")
 NEAR_FROM_CHARS = 4  # shorter words must be equal ("cat" is not "chat")
+SKELETON_FROM_CHARS = 2  # a Ge'ez skeleton of one consonant is in too many words to name one
+MAX_SHOWN_CHARS = 2_000  # what a node shows is read up to here (see the module's docstring)
 
 
 def ask_unnamed_taps(plan: SafePlan, tree: ViewTree, transcript: str) -> SafePlan:
     """`plan` with each TAP the transcript does not name asked (`SafeStep.unread`)."""
-    heard = _words(transcript)
+    heard = _heard(transcript)
     steps = tuple(
         dataclasses.replace(step, unread=True)
         if step.action_type == "TAP" and not step.asked and not _named(step, tree, heard)
@@ -47,7 +58,55 @@ def ask_unnamed_taps(plan: SafePlan, tree: ViewTree, transcript: str) -> SafePla
     return dataclasses.replace(plan, steps=steps)
 
 
-def _named(step: SafeStep, tree: ViewTree, heard: frozenset[str]) -> bool:
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Heard:
+    """The transcript's words, indexed for `names`."""
+
+    words: frozenset[str]
+    long_latin: tuple[str, ...]  # the Latin words a near spelling may match
+    skeletons: tuple[str, ...]  # the Ge'ez words' consonant skeletons, long enough to match
+    joined_skeletons: str  # the same, one per line: a shown skeleton inside any is one search
+
+    def names(self, shown: frozenset[str]) -> bool:
+        """Whether a heard word and a word of `shown` are the same (the module's docstring)."""
+        shown = (shown - COMMAND_WORDS) or shown
+        if shown & self.words:
+            return True
+        long_latin = [w for w in shown if w.isascii() and len(w) >= NEAR_FROM_CHARS]
+        if long_latin and any(
+            process.extractOne(said, long_latin, scorer=fuzz.ratio, score_cutoff=NEAR_SPELLING)
+            for said in self.long_latin
+        ):
+            return True
+        skeletons = _skeletons(w for w in shown if not w.isascii())
+        if not (skeletons and self.skeletons):
+            return False
+        joined = "\n".join(skeletons)  # one search finds a heard skeleton inside any of them
+        return any(said in joined for said in self.skeletons) or any(
+            skeleton in self.joined_skeletons for skeleton in skeletons
+        )
+
+
+# One command checks its plan twice when a grant changed between the rules and the record
+# (`commands.pipeline.confirm`): the same transcript and texts are read once.
+@functools.lru_cache(maxsize=16)
+def _heard(transcript: str) -> _Heard:
+    words = _words(transcript)
+    skeletons = _skeletons(w for w in words if not w.isascii())
+    return _Heard(
+        words=words,
+        long_latin=tuple(w for w in words if w.isascii() and len(w) >= NEAR_FROM_CHARS),
+        skeletons=skeletons,
+        joined_skeletons="\n".join(skeletons),
+    )
+
+
+def _skeletons(geez_words: Iterable[str]) -> tuple[str, ...]:
+    skeletons = {consonants(word) for word in geez_words}
+    return tuple(s for s in skeletons if len(s) >= SKELETON_FROM_CHARS)
+
+
+def _named(step: SafeStep, tree: ViewTree, heard: _Heard) -> bool:
     branch = tree.branch(step.target_node_id or "")
     if branch is None:
         return False
@@ -56,22 +115,30 @@ def _named(step: SafeStep, tree: ViewTree, heard: frozenset[str]) -> bool:
         return True
     # What it shows, or for a control that shows nothing, the message the rules read it by
     # ("reply to Abebe's message" names the icon beside "Abebe: see you at 6").
-    shown = _words(" ".join([*tree.texts(receiver), step.context or ""]))
-    shown = (shown - COMMAND_WORDS) or shown
-    return any(_same(word, said) for word in shown for said in heard)
+    shown = _shown_words(f"{_start_of(tree.texts(receiver))}\n{_start_of([step.context or ''])}")
+    return heard.names(shown)
+
+
+def _start_of(texts: list[str]) -> str:
+    """`texts` joined by line breaks up to `MAX_SHOWN_CHARS`; a text the bound cuts keeps only
+    its words before its last whitespace there, so no word is read cut."""
+    kept: list[str] = []
+    room = MAX_SHOWN_CHARS
+    for text in texts:
+        if len(text) > room:
+            head = text[: max(0, room)].rsplit(maxsplit=1)
+            kept += head[:1] if len(head) > 1 else []
+            break
+        kept.append(text)
+        room -= len(text) + 1
+    return "\n".join(kept)
+
+
+@functools.lru_cache(maxsize=64)
+def _shown_words(text: str) -> frozenset[str]:
+    return _words(text)
 
 
 def _words(text: str) -> frozenset[str]:
     words = {*latin_words(text), *(w for w in ethiopic_words(text) if not w.isascii())}
     return frozenset(word for word in words if word not in FUNCTION_WORDS)
-
-
-def _same(shown: str, said: str) -> bool:
-    if shown == said:
-        return True
-    if not shown.isascii() and not said.isascii():
-        a, b = consonants(shown), consonants(said)
-        return min(len(a), len(b)) >= 2 and (a in b or b in a)
-    if min(len(shown), len(said)) < NEAR_FROM_CHARS:
-        return False
-    return fuzz.ratio(shown, said) >= NEAR_SPELLING

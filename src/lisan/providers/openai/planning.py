@@ -12,7 +12,6 @@ configuration error, not an outage)."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -110,14 +109,37 @@ def plan_from(answer: Any) -> Any:
         raise ProviderBadAnswer("plan: the content is not JSON") from None
 
 
-_FENCED = re.compile(r"\A\s*```(?:json)?\s*\n(.*)\n\s*```\s*\Z", re.DOTALL)
-
-
 def _unfenced(content: str) -> str:
     """The JSON of an answer a model wrote as a fenced block (as small models do when the
-    schema is only in the prompt)."""
-    fenced = _FENCED.match(content)
-    return fenced.group(1) if fenced else content
+    schema is only in the prompt): whitespace, a fence (```` ``` ```` or ```` ```json ````),
+    whitespace holding a line break, the JSON, whitespace holding a line break, a fence, and
+    whitespace. The JSON runs from the opening whitespace's last line break (short of the
+    closing one) to the closing whitespace's last line break. Anything else is the JSON as
+    it stands.
+
+    Read by scanning, never by a backtracking pattern: the answer is the planner's, and a
+    fence over thousands of blank lines made one pattern try every pair of line breaks."""
+    body = content.lstrip()
+    if not body.startswith(_FENCE):
+        return content
+    opened = len(_FENCE) + (len(_JSON) if body.startswith(_JSON, len(_FENCE)) else 0)
+    opening_ends = len(body) - len(body[opened:].lstrip())
+    closed = body.rstrip()
+    if not closed.endswith(_FENCE):
+        return content
+    closing = len(closed) - len(_FENCE)
+    closing_starts = len(closed[:closing].rstrip())
+    json_ends = body.rfind("\n", closing_starts, closing)
+    if json_ends == -1:
+        return content
+    json_starts = body.rfind("\n", opened, min(opening_ends, json_ends)) + 1
+    if json_starts == 0:
+        return content
+    return body[json_starts:json_ends]
+
+
+_FENCE = "```"
+_JSON = "json"
 
 
 def _finish_reason(answer: Any) -> Any:
