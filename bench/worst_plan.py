@@ -1,11 +1,13 @@
 """The worst planner answer within the bounds: what checking it costs the service, in process.
 
-    .venv/bin/python -m bench.worst_plan [--repeat 5]
+    .venv/bin/python -m bench.worst_plan [--repeat 5] [--skip NAME ...]
 
 A planner reads untrusted screen text, so its answer is an attacker's: this bench builds the
 costliest answers a planner can give on the largest screen the contract allows (a 64 KB view
-tree of clickable rows, each with a label and an icon), and times the plan rules and the
-answer's composition on them, as `POST /v1/commands` runs them after the planner answered:
+tree), with the longest transcript the service plans (1,000 characters), and times what
+`POST /v1/commands` runs once a remote planner answered: the plan read out of the chat
+completion (`providers.openai.planning.plan_from`), the plan rules, the naming check
+(`plans.naming`) and the answer's composition:
 
 - `2000 steps`: two thousand TAPs, each on a node of the screen (past the step bound);
 - `20 taps`: a legal plan of twenty TAPs on the screen's last rows (the deepest look-ups);
@@ -13,7 +15,18 @@ answer's composition on them, as `POST /v1/commands` runs them after the planner
 - `20 icon taps`: twenty TAPs on unlabelled icons, each read through the row around it;
 - `20 bare taps`: twenty TAPs on the unlabelled icons of a screen of the most lines 64 KB
   holds, with no text around them: each is read up to the whole screen, and asked;
-- `20 deep taps`: twenty TAPs on the deepest icons of layouts nested as deep as 64 KB allows.
+- `20 deep taps`: twenty TAPs on the deepest icons of layouts nested as deep as 64 KB allows;
+- `deep OK tap`: a TAP on the deepest icon of layouts nested as deep as 64 KB allows, each
+  level saying only "OK" (no message): it is read through every layout up to the screen;
+- `fence blanks`: an answer of a fence and 2,000 blank lines, never closed (a few thousand
+  made the fence pattern of old take seconds: cubic); `fence blanks 256K`: the same filling
+  the 256 KiB an answer may hold; `many fences`: 256 KiB of fence lines; `fenced padded`: a
+  legal plan fenced and padded with blank lines to 256 KiB;
+- `named, wordy`: one TAP on a clickable screen of near-identical words, with a transcript
+  of 1,000 characters of near-identical words that name none of them (every pair compared);
+  `named, word`: the same with one unbroken word on each side; `named, Ge'ez`: the same in
+  Ge'ez, skeletons against skeletons; `id flood`: twenty TAPs whose ids every line of the
+  screen quotes in its text.
 
 Reported per case: the median CPU (process time) and wall time over `--repeat` runs, and the
 answer (status and reason). The goal is under 50 ms of CPU for each.
@@ -28,16 +41,24 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from lisan.commands.answers import answer, refusal
 from lisan.commands.schemas import CommandStatus
 from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
+from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
+from lisan.providers.base import ProviderBadAnswer
+from lisan.providers.openai.planning import plan_from
 from lisan.screen.viewtree import ViewTree
+from lisan.testing.openai_script import chat_completion
 
 APP = "org.telegram.messenger"
 SCREEN_BYTES = 65_536
+ANSWER_BYTES = 256 * 1024
+TRANSCRIPT_CHARS = 1_000
 
 
 def big_screen(salt: int = 0) -> tuple[str, list[str]]:
@@ -95,8 +116,10 @@ def deep_screen(salt: int = 0) -> tuple[str, list[str]]:
     return "\n".join(lines), rows
 
 
-def _fill(lines: list[str], row_lines: Callable[[int], tuple[str, ...]]) -> tuple[str, list[str]]:
-    size = sum(len(line) + 1 for line in lines)
+def _fill(
+    lines: list[str], row_lines: Callable[[int], tuple[str, ...]], *, reserve: int = 0
+) -> tuple[str, list[str]]:
+    size = reserve + sum(len(line) + 1 for line in lines)
     rows: list[str] = []
     while True:
         row = row_lines(len(rows))
@@ -117,8 +140,14 @@ def step(action_type: str, target: str, payload: str | None = None) -> dict[str,
     }
 
 
-def check(raw: dict[str, Any], summary: str) -> str:
-    """The rules and the answer, as the route runs them once the planner answered."""
+def check(attack: Attack, summary: str) -> str:
+    """What the route runs once a remote planner answered: the plan read out of the chat
+    completion, the rules, the naming check, and the answer."""
+    content, transcript = attack
+    try:
+        raw = plan_from(chat_completion(content))
+    except ProviderBadAnswer:
+        return "bad answer (502)"
     tree = ViewTree(summary)
     granted = required_packages(raw, APP)
     command_id = uuid.uuid4()
@@ -129,13 +158,15 @@ def check(raw: dict[str, Any], summary: str) -> str:
             command_id, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
         )
     else:
+        safe = ask_unnamed_taps(safe, tree, transcript)
         response = answer(command_id, safe, tree, locale=Locale.EN_US, transcript_confident=True)
     response.to_json()
     return f"{response.status.value} {response.reprompt_reason or ''}".strip()
 
 
 Screen = Callable[[int], tuple[str, list[str]]]
-Case = Callable[[list[str]], dict[str, Any]]
+Attack = tuple[str, str]  # the answer's content, the transcript
+Case = Callable[[list[str], int], Attack]
 
 
 def timed(screen: Screen, case: Case, repeat: int) -> tuple[float, float, str]:
@@ -143,32 +174,189 @@ def timed(screen: Screen, case: Case, repeat: int) -> tuple[float, float, str]:
     cpu, wall, outcome = [], [], ""
     for run in range(repeat):
         summary, rows = screen(run)
-        raw = case(rows)
+        attack = case(rows, run)
         cpu_start, wall_start = time.process_time(), time.perf_counter()
-        outcome = check(raw, summary)
+        outcome = check(attack, summary)
         cpu.append(time.process_time() - cpu_start)
         wall.append(time.perf_counter() - wall_start)
     return statistics.median(cpu) * 1000, statistics.median(wall) * 1000, outcome
 
 
+def deep_ok_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """Layouts nested as deep as 64 KB allows, each saying only "OK" (no message of its own),
+    the deepest holding a clickable icon with no label: a tap on it reads every layout around
+    it, up to the screen."""
+    lines = [f'[root] FrameLayout desc="{salt}"']
+    depth, size = 1, len(lines[0]) + 1
+    while True:
+        level = (f"{'  ' * depth}[l{depth}] LinearLayout", f'{"  " * depth}  [o{depth}] T "OK"')
+        if size + sum(len(line) + 1 for line in level) + 2 * depth + 24 > SCREEN_BYTES:
+            break
+        lines += level
+        size += sum(len(line) + 1 for line in level)
+        depth += 1
+    lines.append(f"{'  ' * depth}[icon] V {{clickable}}")
+    return "\n".join(lines), ["icon"]
+
+
+def wordy_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """A clickable screen of near-identical words (ten a line): a tap on any line is a tap on
+    the screen, which shows them all."""
+    letters = "abcdefgh"
+
+    def word(index: int) -> str:
+        return "k" + "".join(letters[(index + salt) >> (3 * k) & 7] for k in range(5))
+
+    return _fill(
+        ["[root] FrameLayout {clickable}"],
+        lambda index: (
+            f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',
+        ),
+    )
+
+
+def word_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """A clickable screen showing one unbroken word as long as 64 KB allows."""
+    head = "[root] FrameLayout {clickable}\n  [r0] T \""
+    return head + f"k{salt}" + "q" * (SCREEN_BYTES - len(head) - 16) + '"', ["r0"]
+
+
+GEEZ_SHOWN = "ቨዠፐጰ"  # consonant rows of the screen's words
+GEEZ_HEARD = "ኘቸዘጘ"  # and of the transcript's: no skeleton of one is inside the other's
+
+
+def geez_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """`wordy_screen` in Ge'ez: near-identical words of four syllables."""
+
+    def word(index: int) -> str:
+        index += salt
+        return "".join(
+            chr(ord(GEEZ_SHOWN[index >> (2 * k) & 3]) + (index >> k & 3)) for k in range(4)
+        )
+
+    return _fill(
+        ["[root] FrameLayout {clickable}"],
+        lambda index: (
+            f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',
+        ),
+    )
+
+
+def id_flood_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """Twenty clickable rows at the bottom, and above them every line quotes their twenty ids
+    in its text: each look-up of an id finds it on every line."""
+    rows = [f"r{index}" for index in range(20)]
+    quoted = " ".join(f"[{row}]" for row in rows)
+    tail = [f'  [{row}] Button "Row {row} {salt}" {{clickable}}' for row in rows]
+    lines, _ = _fill(
+        ["[root] FrameLayout"],
+        lambda index: (f'  [q{index}] T "{quoted}"',),
+        reserve=sum(len(line) + 1 for line in tail),
+    )
+    return "\n".join([lines, *tail]), rows
+
+
+def transcript(run: int, *, letters: str = "ijlmnopstuvwxyz", word_chars: int = 5) -> str:
+    """1,000 characters of near-identical words, none on the screens above."""
+    words, index = [], run * 7919
+    while sum(len(word) + 1 for word in words) + word_chars + 1 <= TRANSCRIPT_CHARS:
+        chosen = (letters[index // len(letters) ** k % len(letters)] for k in range(word_chars))
+        words.append("".join(chosen))
+        index += 1
+    return " ".join(words)
+
+
+def geez_transcript(run: int) -> str:
+    """`transcript` in Ge'ez, of consonant rows the Ge'ez screen does not use."""
+    syllables = "".join(chr(ord(row) + vowel) for row in GEEZ_HEARD for vowel in range(7))
+    return transcript(run, letters=syllables, word_chars=3)
+
+
+def fenced(body: str) -> str:
+    return f"```json\n{body}\n```"
+
+
+def answer_of(raw: dict[str, Any], run: int, heard: str | None = None) -> Attack:
+    """A plain JSON answer, with a short transcript (or `heard`)."""
+    return orjson.dumps(raw).decode(), heard or f"open chat {run}"
+
+
+def padded(raw: dict[str, Any]) -> str:
+    """The plan's JSON with blank lines before its closing brace, up to the answer bound."""
+    body = orjson.dumps(raw).decode()
+    return fenced(body[:-1] + "\n" * (ANSWER_BYTES - len(body) - 16) + "}")
+
+
 CASES: dict[str, tuple[Screen, Case]] = {
     "2000 steps": (
         big_screen,
-        lambda rows: plan([step("TAP", rows[i % len(rows)]) for i in range(2000)]),
+        lambda rows, run: answer_of(
+            plan([step("TAP", rows[i % len(rows)]) for i in range(2000)]), run
+        ),
     ),
-    "20 taps": (big_screen, lambda rows: plan([step("TAP", row) for row in rows[-20:]])),
+    "20 taps": (
+        big_screen,
+        lambda rows, run: answer_of(plan([step("TAP", row) for row in rows[-20:]]), run),
+    ),
     "20 scrolls": (
         big_screen,
-        lambda rows: plan([step("SCROLL", row.replace("r", "t"), "down") for row in rows[-20:]]),
+        lambda rows, run: answer_of(
+            plan([step("SCROLL", row.replace("r", "t"), "down") for row in rows[-20:]]), run
+        ),
     ),
     "20 icon taps": (
         icon_screen,
-        lambda rows: plan([step("TAP", row.replace("r", "i")) for row in rows[-20:]]),
+        lambda rows, run: answer_of(
+            plan([step("TAP", row.replace("r", "i")) for row in rows[-20:]]), run
+        ),
     ),
-    "20 bare taps": (bare_screen, lambda rows: plan([step("TAP", row) for row in rows[-20:]])),
+    "20 bare taps": (
+        bare_screen,
+        lambda rows, run: answer_of(plan([step("TAP", row) for row in rows[-20:]]), run),
+    ),
     "20 deep taps": (
         deep_screen,
-        lambda rows: plan([step("TAP", row.replace("r", "i")) for row in rows[-20:]]),
+        lambda rows, run: answer_of(
+            plan([step("TAP", row.replace("r", "i")) for row in rows[-20:]]), run
+        ),
+    ),
+    "deep OK tap": (
+        deep_ok_screen,
+        lambda rows, run: answer_of(plan([step("TAP", rows[0])]), run, transcript(run)),
+    ),
+    "fence blanks": (
+        big_screen,
+        lambda rows, run: ("```json\n" + "\n" * 2_000 + f"x{run}", transcript(run)),
+    ),
+    "fence blanks 256K": (
+        big_screen,
+        lambda rows, run: ("```json\n" + "\n" * (ANSWER_BYTES - 16) + f"x{run}", transcript(run)),
+    ),
+    "many fences": (
+        big_screen,
+        lambda rows, run: ("```\n" * (ANSWER_BYTES // 4 - 4) + f"x{run}", transcript(run)),
+    ),
+    "fenced padded": (
+        big_screen,
+        lambda rows, run: (padded(plan([step("TAP", rows[0])])), transcript(run)),
+    ),
+    "named, wordy": (
+        wordy_screen,
+        lambda rows, run: answer_of(plan([step("TAP", rows[0])]), run, transcript(run)),
+    ),
+    "named, word": (
+        word_screen,
+        lambda rows, run: answer_of(
+            plan([step("TAP", rows[0])]), run, f"m{run}" + "z" * (TRANSCRIPT_CHARS - 8)
+        ),
+    ),
+    "named, Ge'ez": (
+        geez_screen,
+        lambda rows, run: answer_of(plan([step("TAP", rows[0])]), run, geez_transcript(run)),
+    ),
+    "id flood": (
+        id_flood_screen,
+        lambda rows, run: answer_of(plan([step("TAP", row) for row in rows]), run),
     ),
 }
 
@@ -176,13 +364,17 @@ CASES: dict[str, tuple[Screen, Case]] = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--skip", nargs="*", default=[], help="cases not to run", metavar="NAME")
     args = parser.parse_args()
     print(f"median of {args.repeat} runs, each on a fresh screen under {SCREEN_BYTES} bytes")
     for name, (screen, case) in CASES.items():
+        if name in args.skip:
+            print(f"  {name:<17} skipped")
+            continue
         summary, _ = screen(0)
         cpu_ms, wall_ms, outcome = timed(screen, case, args.repeat)
         shape = f"{screen.__name__} ({summary.count(chr(10)) + 1} lines)"
-        print(f"  {name:<13} {shape:<26} CPU {cpu_ms:7.1f} ms  wall {wall_ms:7.1f} ms  {outcome}")
+        print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  wall {wall_ms:7.1f} ms  {outcome}")
 
 
 def plan(steps: list[dict[str, Any]]) -> dict[str, Any]:

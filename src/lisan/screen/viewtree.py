@@ -83,7 +83,9 @@ class _Lines:
     look beyond one branch (its ancestors, what stands beside it): a plan of twenty steps on a
     64 KB screen then costs one pass, not one per step. Lines are parsed when first read."""
 
-    __slots__ = ("ends", "indents", "index", "lines", "nodes", "parents", "starts", "subtree_ends")
+    __slots__ = (
+        "by_id", "ends", "indents", "index", "lines", "nodes", "parents", "starts", "subtree_ends"
+    )  # fmt: skip
 
     def __init__(self, summary: str) -> None:
         self.lines: list[str] = []
@@ -111,6 +113,17 @@ class _Lines:
         for still_open in open_lines:
             self.subtree_ends[still_open] = len(self.lines)
         self.index = {start: at for at, start in enumerate(self.starts)}
+        self.by_id: dict[str, int | None] | None = None
+
+    def node_lines(self) -> dict[str, int | None]:
+        """Each id's node line, None for an id on more than one; every line parsed once."""
+        if self.by_id is None:
+            self.by_id = {}
+            for at in range(len(self.lines)):
+                node = self.node(at)
+                if node is not None:
+                    self.by_id[node.node_id] = None if node.node_id in self.by_id else at
+        return self.by_id
 
     def node(self, at: int) -> ViewNode | None:
         if at not in self.nodes:
@@ -128,18 +141,12 @@ class _Lines:
             self.node(at), self.lines[at].strip(), self.starts[at], self.ends[at], self.indents[at]
         )
 
-    def uncontrolled_texts(self, first: int, past: int) -> list[str]:
-        """The texts of lines `first` to `past` (excluded) that no control among them owns:
-        a control's subtree is skipped whole."""
-        texts: list[str] = []
-        at = first
-        while at < past:
-            if is_control(self.node(at)):
-                at = self.subtree_ends[at]
-                continue
-            texts += self.texts(at)
-            at += 1
-        return texts
+    def children(self, at: int) -> Iterator[int]:
+        """The lines indented directly under line `at`; under -1, the top-level lines."""
+        child, past = (0, len(self.lines)) if at == -1 else (at + 1, self.subtree_ends[at])
+        while child < past:
+            yield child
+            child = self.subtree_ends[child]
 
 
 class ViewTree(Mapping[str, ViewNode]):
@@ -159,6 +166,7 @@ class ViewTree(Mapping[str, ViewNode]):
         self._texts: dict[int, list[str]] = {}
         self._holds_at_most: dict[int, bool] = {}
         self._free: dict[int, list[str]] = {}
+        self._children: dict[int, list[Branch]] = {}
         self._classes: frozenset[str] | None = None
         self._heading: tuple[str | None] | None = None
         self._fields: list[Branch] | None = None
@@ -280,29 +288,44 @@ class ViewTree(Mapping[str, ViewNode]):
         """The lines indented directly under `branch`'s parent, `branch` among them; only
         `branch` when it has no parent."""
         lines = self._read_lines()
-        at = lines.index[branch.start]
-        parent = lines.parents[at]
+        parent = lines.parents[lines.index[branch.start]]
         if parent == -1:
             return [branch]
-        found, child = [], parent + 1
-        while child < lines.subtree_ends[parent]:
-            found.append(lines.branch(child))
-            child = lines.subtree_ends[child]
-        return found
+        if parent not in self._children:  # a plan's steps in one list share its rows
+            self._children[parent] = [lines.branch(child) for child in lines.children(parent)]
+        return list(self._children[parent])
 
     def free_texts(self, branch: Branch | None) -> list[str]:
         """What `branch` shows that no control inside it owns: its own line's texts, and those
         of its subtree but for the subtrees of controls (a button's label is what that button
         does, nobody's message). `None` reads the whole screen. Read once per branch."""
         lines = self._read_lines()
-        at = -1 if branch is None else lines.index[branch.start]
-        if at not in self._free:
-            if at == -1:
-                self._free[at] = lines.uncontrolled_texts(0, len(lines.lines))
-            else:
-                self._free[at] = lines.texts(at) + lines.uncontrolled_texts(
-                    at + 1, lines.subtree_ends[at]
-                )
+        return self._free_at(-1 if branch is None else lines.index[branch.start])
+
+    def _free_at(self, at: int) -> list[str]:
+        """`free_texts` of line `at` (-1: the screen), from those of the lines under it, each
+        read once: the rules read a deep control's ancestors one after the other, and each
+        holds the one below it."""
+        lines = self._read_lines()
+        pending = [at]
+        while pending:  # depth first, each line after the lines under it
+            line = pending[-1]
+            under = [
+                child
+                for child in lines.children(line)
+                if child not in self._free and not is_control(lines.node(child))
+            ]
+            if under:
+                pending += under
+                continue
+            pending.pop()
+            if line in self._free:
+                continue
+            texts = [] if line == -1 else lines.texts(line)
+            for child in lines.children(line):
+                if not is_control(lines.node(child)):
+                    texts += self._free[child]
+            self._free[line] = texts
         return self._free[at]
 
     def receiver(self, branch: Branch) -> Branch | None:
@@ -339,11 +362,17 @@ class ViewTree(Mapping[str, ViewNode]):
         return self._found[node_id]
 
     def _only_node(self, node_id: str) -> Branch | None:
-        """The one node line with this id; None when there is none, or more than one."""
+        """The one node line with this id; None when there is none, or more than one. Only
+        the lines that hold `[id]` are parsed, unless screen text quotes ids on many lines:
+        then every line is parsed once, and every id found by the index of them all."""
+        if self._lines is not None and self._lines.by_id is not None:
+            return self._indexed(node_id)
         summary, needle = self._summary, f"[{node_id}]"
         found: Branch | None = None
         at = summary.find(needle)
-        while at != -1:
+        for _ in range(_LINES_READ_PER_ID):
+            if at == -1:
+                return found
             start = summary.rfind("\n", 0, at) + 1
             end = summary.find("\n", at)
             end = len(summary) if end == -1 else end
@@ -354,7 +383,17 @@ class ViewTree(Mapping[str, ViewNode]):
                     return None
                 found = Branch(node, line.strip(), start, end, _indent(line))
             at = summary.find(needle, end)
-        return found
+        return self._indexed(node_id) if at != -1 else found
+
+    def _indexed(self, node_id: str) -> Branch | None:
+        lines = self._read_lines()
+        at = lines.node_lines().get(node_id)
+        return None if at is None else lines.branch(at)
+
+
+# A node's id is on its own line; screen text that quotes it on more lines than this makes the
+# next look-up parse every line once, rather than those lines again for every id.
+_LINES_READ_PER_ID = 8
 
 
 def _indent(line: str) -> int:
