@@ -27,6 +27,7 @@ import dataclasses
 import functools
 from collections.abc import Iterable
 
+import numpy
 from rapidfuzz import fuzz, process
 
 from lisan.core.text import (
@@ -73,11 +74,18 @@ class _Heard:
         if shown & self.words:
             return True
         long_latin = [w for w in shown if w.isascii() and len(w) >= NEAR_FROM_CHARS]
-        if long_latin and any(
-            process.extractOne(said, long_latin, scorer=fuzz.ratio, score_cutoff=NEAR_SPELLING)
-            for said in self.long_latin
-        ):
-            return True
+        if long_latin and self.long_latin:
+            # Every pair at once, in rapidfuzz's C++: a score under the cutoff is 0.
+            scores = process.cdist(
+                self.long_latin,
+                long_latin,
+                scorer=fuzz.ratio,
+                score_cutoff=NEAR_SPELLING,
+                dtype=numpy.uint8,
+                workers=1,
+            )
+            if scores.any():
+                return True
         skeletons = _skeletons(w for w in shown if not w.isascii())
         if not (skeletons and self.skeletons):
             return False
