@@ -6,16 +6,32 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
 from lisan.core.settings import Settings
-from lisan.plans.naming import ask_unnamed_taps
+from lisan.core.text import COMMAND_WORDS, FUNCTION_WORDS, consonants
+from lisan.plans.naming import MAX_SHOWN_CHARS, NEAR_FROM_CHARS, NEAR_SPELLING, ask_unnamed_taps
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures import commands as sent
+from tests.fixtures.adversarial import (
+    SCREEN_CHARS,
+    SCREENS,
+    TARGET,
+    TRANSCRIPT_CHARS,
+    TRANSCRIPTS,
+    heard,
+    least_cpu_ms,
+)
 from tests.fixtures.commands import app_with, command, command_body, say
 from tests.fixtures.devices import TELEGRAM, ready_device
+
+# The naming check's share of one command's CPU budget (`tests.fixtures.adversarial`).
+NAMING_CPU_BOUND_MS = 25.0
 
 SCREEN = """[n1] FrameLayout
   [n2] TextView "Chats" {clickable}
@@ -80,3 +96,68 @@ async def test_through_the_route_an_unnamed_tap_is_asked_by_name_and_a_named_one
     assert unnamed["status"] == "CONFIRMATION_REQUIRED"
     assert unnamed["speech_response_text"].startswith("Tap “Chats”?")
     assert unnamed["action_plan"]["steps"][0]["is_destructive"] is False
+
+
+# What one word shown and one word heard must be for the tap to be named, pair by pair: the
+# rule as the module's docstring states it. The check itself never compares pair by pair.
+def same_word(shown: str, said: str) -> bool:
+    if shown == said:
+        return True
+    if not shown.isascii() and not said.isascii():
+        a, b = consonants(shown), consonants(said)
+        return min(len(a), len(b)) >= 2 and (a in b or b in a)
+    if min(len(shown), len(said)) < NEAR_FROM_CHARS:
+        return False
+    return fuzz.ratio(shown, said) >= NEAR_SPELLING
+
+
+# Words of one script each (a word is a run of one script's letters), near one another.
+NAMING_WORDS = st.text(alphabet="abcdexy", min_size=1, max_size=7) | st.text(
+    alphabet="ሰሩረዘዙለከአበ", min_size=1, max_size=5
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(NAMING_WORDS, min_size=1, max_size=6), st.lists(NAMING_WORDS, max_size=6))
+def test_a_tap_is_named_when_some_word_shown_and_some_word_heard_are_the_same(
+    shown: list[str], heard: list[str]
+) -> None:
+    """Exact words, near spellings of long words and Ge'ez skeletons, as pair by pair; words a
+    command is said with count only when they are all the label says."""
+    tree = ViewTree(f'[n1] Button "{" ".join(shown)}" {{clickable}}')
+    label = set(shown) - FUNCTION_WORDS
+    label = (label - COMMAND_WORDS) or label
+    named = any(same_word(w, said) for w in label for said in set(heard) - FUNCTION_WORDS)
+    plan = SafePlan(TELEGRAM, (SafeStep("TAP", "n1", None, False),), False)
+    (step,) = ask_unnamed_taps(plan, tree, " ".join(heard)).steps
+    assert step.asked is not named
+
+
+def test_a_node_is_named_by_what_it_shows_first() -> None:
+    """A clickable container holding a page of text is named by its label and what follows up
+    to MAX_SHOWN_CHARS, not by a word at the bottom of the page."""
+    page = " ".join(f"filler{index}" for index in range(MAX_SHOWN_CHARS // 6))
+    tree = ViewTree(
+        f'[n1] LinearLayout {{clickable}}\n  [n2] TextView "Album"\n  [n3] TextView "{page}"\n'
+        '  [n4] TextView "Holidays"'
+    )
+    plan = SafePlan(TELEGRAM, (SafeStep("TAP", "n2", None, False),), False)
+    for transcript, asked in (("open album", False), ("open holidays", True)):
+        (step,) = ask_unnamed_taps(plan, tree, transcript).steps
+        assert step.asked is asked
+
+
+@pytest.mark.parametrize("screen_shape", ["near-identical words", "near-identical Ge'ez words"])
+@pytest.mark.parametrize("heard_shape", TRANSCRIPTS)
+def test_a_long_transcript_over_a_wordy_screen_is_checked_in_linear_time(
+    screen_shape: str, heard_shape: str
+) -> None:
+    """The words heard are indexed once; no word shown is compared with every one of them."""
+
+    def prepare(salt: int) -> Callable[[], object]:
+        tree = ViewTree(SCREENS[screen_shape](SCREEN_CHARS, salt))
+        plan = SafePlan(TELEGRAM, (SafeStep("TAP", TARGET, None, False),), False)
+        transcript = heard(heard_shape, TRANSCRIPT_CHARS, salt)
+        return lambda: ask_unnamed_taps(plan, tree, transcript)
+
+    assert least_cpu_ms(prepare) < NAMING_CPU_BOUND_MS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given
@@ -10,6 +11,13 @@ from hypothesis import strategies as st
 
 from lisan.screen.nodes import FLAGS, ViewNode, label, parse_view_tree
 from lisan.screen.viewtree import ViewTree
+from tests.fixtures.adversarial import (
+    SCREEN_CHARS,
+    TARGET,
+    deep_screen,
+    id_flood_screen,
+    least_cpu_ms,
+)
 
 DESIGN_EXAMPLE = """\
 [n1] FrameLayout
@@ -336,3 +344,52 @@ def test_an_escaped_line_break_in_a_label_reads_as_a_separator() -> None:
     nodes = parse_view_tree('[a] Button "Cancel\\nDelete" {clickable}')
     assert nodes["a"].text == "Cancel\nDelete"
     assert reads_destructive(nodes["a"].text)
+
+
+def test_ids_quoted_on_many_lines_name_what_the_full_parse_names() -> None:
+    """Screen text may quote an id on any number of lines: a look-up still finds the one node
+    line with that id, and none for an id on two node lines."""
+    quoting = [f'[q{index}] T "[n1] [n2] [n3]"' for index in range(40)]
+    summary = "\n".join([*quoting, '[n1] Button "OK"', "[n2] A", "[n2] B", *quoting[:5]])
+    lazy = ViewTree(summary)
+    for node_id in ("n1", "n2", "n3", "q7"):
+        assert lazy.get(node_id) == parse_view_tree(summary).get(node_id)
+    assert lazy["n1"].text == "OK"
+
+
+def test_free_texts_of_nested_layouts_are_each_layouts_texts_and_those_under_it() -> None:
+    """What a layout shows that no control inside it owns: its texts and its layouts', in
+    order, never a control's label."""
+    summary = (
+        '[l0] LinearLayout\n  [a] T "one"\n  [l1] LinearLayout\n    [b] T "two"\n'
+        '    [c] Button "Skip" {clickable}\n      [d] T "inside"\n  [e] T "three"'
+    )
+    tree = ViewTree(summary)
+    layout, inner = tree.branch("l0"), tree.branch("l1")
+    assert layout is not None and inner is not None
+    assert tree.free_texts(inner) == ["two"]
+    assert tree.free_texts(layout) == ["one", "two", "three"]
+    assert tree.free_texts(None) == ["one", "two", "three"]
+
+
+# Look-ups and readings of a whole 64 KB screen: far under a bound a quadratic reading exceeds.
+SCREEN_READING_BOUND_MS = 15.0
+
+
+def test_a_screen_quoting_every_id_on_every_line_is_looked_up_in_linear_time() -> None:
+    def prepare(salt: int) -> Callable[[], object]:
+        summary = id_flood_screen(SCREEN_CHARS, salt)
+        return lambda: [ViewTree.get(tree, f"t{index}") for tree in [ViewTree(summary)]
+                        for index in range(20)]  # fmt: skip
+
+    assert least_cpu_ms(prepare) < SCREEN_READING_BOUND_MS
+
+
+def test_every_ancestor_of_the_deepest_node_is_read_in_linear_time() -> None:
+    def prepare(salt: int) -> Callable[[], object]:
+        tree = ViewTree(deep_screen(SCREEN_CHARS, salt))
+        deepest = tree.branch(TARGET)
+        assert deepest is not None
+        return lambda: [tree.free_texts(ancestor) for ancestor in tree.ancestors(deepest)]
+
+    assert least_cpu_ms(prepare) < SCREEN_READING_BOUND_MS
