@@ -9,6 +9,7 @@ to the point."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from lisan.providers.openai.transcription import (
 )
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.adversarial import least_cpu_ms
 from tests.fixtures.provider import PCM, MakeProvider
 
 NOTHING_EXPECTED = Expected([], None, [])
@@ -313,3 +315,18 @@ def test_malformed_words_are_a_bad_answer(words: Any) -> None:
     answer["words"] = words
     with pytest.raises(ProviderBadAnswer):
         transcript_from(answer)
+
+
+def test_a_scored_word_is_read_up_to_a_words_length_so_the_answer_is_read_in_linear_time() -> None:
+    """A transcriber's answer of one endless "word" costs what a word costs; a word is read up
+    to MAX_WORD_CHARS, enough for any word with its spacing and punctuation."""
+    answer = verbose("Open Telegram.", segment(-0.3))
+    answer["words"] = [word(" Open", 0.9), word(" Telegram" + "," * 250_000, 0.2)]
+
+    def prepare(salt: int) -> Callable[[], object]:
+        return lambda: transcript_from(answer)
+
+    assert least_cpu_ms(prepare) < 10.0
+    assert transcript_from(answer).confidence == pytest.approx(
+        1 / (1 + math.exp(-(WORD_SLOPE * 0.2 + WORD_OFFSET)))
+    )

@@ -223,12 +223,15 @@ class Word:
 
 
 MAX_WORDS = 2048
+# A word a transcriber scores is one word with its spacing and punctuation (" Contacts,"): a
+# longer text is read up to here, so the answer's size, not its words' lengths, bounds the work.
+MAX_WORD_CHARS = 32
 
 
 def words_from(answer: dict[str, Any]) -> list[Word]:
     """The words a server scored (`timestamp_granularities[]=word`), at the top of the answer
     or inside its segments, with their `probability`; a word without one is skipped (OpenAI's
-    whisper-1 gives times only)."""
+    whisper-1 gives times only). Each is read up to `MAX_WORD_CHARS`."""
     raw = answer.get("words")
     if raw is None:
         segments = answer.get("segments")
@@ -238,7 +241,7 @@ def words_from(answer: dict[str, Any]) -> list[Word]:
     for item in _objects(raw, MAX_WORDS, "words", "a word"):
         text, probability = item.get("word"), _score(item, "probability")
         if isinstance(text, str) and probability is not None:
-            words.append(Word(text, min(1.0, max(0.0, probability))))
+            words.append(Word(text[:MAX_WORD_CHARS], min(1.0, max(0.0, probability))))
     return words
 
 
