@@ -209,15 +209,13 @@ def wordy_screen(salt: int = 0) -> tuple[str, list[str]]:
 
     return _fill(
         ["[root] FrameLayout {clickable}"],
-        lambda index: (
-            f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',
-        ),
+        lambda index: (f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',),
     )
 
 
 def word_screen(salt: int = 0) -> tuple[str, list[str]]:
     """A clickable screen showing one unbroken word as long as 64 KB allows."""
-    head = "[root] FrameLayout {clickable}\n  [r0] T \""
+    head = '[root] FrameLayout {clickable}\n  [r0] T "'
     return head + f"k{salt}" + "q" * (SCREEN_BYTES - len(head) - 16) + '"', ["r0"]
 
 
@@ -236,9 +234,7 @@ def geez_screen(salt: int = 0) -> tuple[str, list[str]]:
 
     return _fill(
         ["[root] FrameLayout {clickable}"],
-        lambda index: (
-            f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',
-        ),
+        lambda index: (f'  [r{index}] T "{" ".join(word(index * 10 + k) for k in range(10))}"',),
     )
 
 
@@ -258,8 +254,9 @@ def id_flood_screen(salt: int = 0) -> tuple[str, list[str]]:
 
 def transcript(run: int, *, letters: str = "ijlmnopstuvwxyz", word_chars: int = 5) -> str:
     """1,000 characters of near-identical words, none on the screens above."""
-    words, index = [], run * 7919
-    while sum(len(word) + 1 for word in words) + word_chars + 1 <= TRANSCRIPT_CHARS:
+    words: list[str] = []
+    index = run * 7919
+    while (len(words) + 1) * (word_chars + 1) <= TRANSCRIPT_CHARS:
         chosen = (letters[index // len(letters) ** k % len(letters)] for k in range(word_chars))
         words.append("".join(chosen))
         index += 1

@@ -52,7 +52,7 @@ def test_a_fenced_plan_is_read_from_inside_its_fence(content: str, plan: object)
 
 @pytest.mark.parametrize(
     "content",
-    ['```js\n{"a": 1}\n```', '```json {"a": 1}```', '```json\n{"a": 1}\n', '```\n```'],
+    ['```js\n{"a": 1}\n```', '```json {"a": 1}```', '```json\n{"a": 1}\n', "```\n```"],
 )
 def test_an_answer_not_fenced_as_a_plan_is_not_json(content: str) -> None:
     assert read(content) == "plan: the content is not JSON"

@@ -366,7 +366,8 @@ def test_free_texts_of_nested_layouts_are_each_layouts_texts_and_those_under_it(
     )
     tree = ViewTree(summary)
     layout, inner = tree.branch("l0"), tree.branch("l1")
-    assert layout is not None and inner is not None
+    assert layout is not None
+    assert inner is not None
     assert tree.free_texts(inner) == ["two"]
     assert tree.free_texts(layout) == ["one", "two", "three"]
     assert tree.free_texts(None) == ["one", "two", "three"]

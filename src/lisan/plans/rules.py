@@ -116,12 +116,13 @@ def required_packages(raw: Any, current_package: str) -> set[str]:
     """The packages whose grant `validate_plan` may check, so the caller reads grant state once:
     the app on screen, the plan's package name, and OPEN_APP payloads that are package names.
     Best effort on any input; never raises. A string that is not a package name is left out: no
-    grant can name it."""
+    grant can name it. Steps past `MAX_STEPS` are not read: such a plan is refused before any
+    grant is checked."""
     candidates: list[object] = [current_package]
     if isinstance(raw, dict):
         candidates.append(raw.get("package_name"))
         steps = raw.get("steps")
-        if isinstance(steps, list):
+        if isinstance(steps, list) and len(steps) <= MAX_STEPS:
             candidates += [
                 step.get("payload")
                 for step in steps
