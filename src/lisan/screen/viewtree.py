@@ -152,9 +152,11 @@ class _Lines:
 class ViewTree(Mapping[str, ViewNode]):
     """The nodes of `parse_view_tree`, found on demand: a plan names a few ids, a screen may
     hold hundreds of lines, and most plans are checked against none of them. A look-up parses
-    only the lines that contain `[id]`, so an id on two node lines is not found, as in the full
+    only the lines that contain `[id]` (or, once screen text quotes ids on many lines, every
+    line once, for all look-ups), so an id on two node lines is not found, as in the full
     parse. Iterating parses everything once; looking beyond a branch reads the lines' nesting
-    once (`_Lines`)."""
+    once (`_Lines`). Whatever the screen holds, each reading costs one pass over it, never one
+    per step or per id."""
 
     def __init__(self, summary: str) -> None:
         self._summary = summary
