@@ -141,6 +141,19 @@ class _Lines:
             self.node(at), self.lines[at].strip(), self.starts[at], self.ends[at], self.indents[at]
         )
 
+    def uncontrolled_texts(self, first: int, past: int) -> list[str]:
+        """The texts of lines `first` to `past` (excluded) that no control among them owns:
+        a control's subtree is skipped whole."""
+        texts: list[str] = []
+        at = first
+        while at < past:
+            if is_control(self.node(at)):
+                at = self.subtree_ends[at]
+                continue
+            texts += self.texts(at)
+            at += 1
+        return texts
+
     def children(self, at: int) -> Iterator[int]:
         """The lines indented directly under line `at`; under -1, the top-level lines."""
         child, past = (0, len(self.lines)) if at == -1 else (at + 1, self.subtree_ends[at])
@@ -242,7 +255,7 @@ class ViewTree(Mapping[str, ViewNode]):
         for at in range(len(lines.lines)):
             node = lines.node(at)
             if node is not None and (_TITLE.search(node.class_name) or _TITLE.search(node.node_id)):
-                titled = lines.texts(at) + lines.uncontrolled_texts(at + 1, lines.subtree_ends[at])
+                titled = self._free_at(at)
                 if titled:
                     return titled[0]
         top = lines.uncontrolled_texts(0, min(HEADING_LINES, len(lines.lines)))
