@@ -14,9 +14,11 @@ from typing import Any
 
 import pytest
 
+from lisan.commands.hearing import doubt
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderBadAnswer, Transcript
 from lisan.providers.openai.transcription import (
+    CLIP_S,
     SEGMENT_OFFSET,
     SEGMENT_SLOPE,
     WORD_OFFSET,
@@ -227,15 +229,33 @@ async def test_auto_switches_back_when_the_server_refuses_verbose_json(
 
 @pytest.mark.parametrize(
     ("start", "end"),
-    [(0.0, 1e308), (-1e308, 1e308)],
-    ids=["huge", "huge both ways"],
-)
-def test_weights_that_overflow_are_no_score_never_full_confidence(start: float, end: float) -> None:
-    """Segment weights from huge or inverted times that overflow give a mean that is not a
-    number: no score (the plan is then confirmed), never 1.0."""
-    answer = verbose("go back", segment(-0.1, start, end), segment(-5.0, start, end))
+    [(0.0, 1e308), (-1e308, 1e308), (1e308, -1e308), (-1e308, -1e307), (0.0, 1e9), (3.0, 2.0)],
+    ids=["huge", "huge both ways", "inverted and huge", "all before the clip", "past the clip",
+         "inverted"],
+)  # fmt: skip
+def test_a_poor_score_is_reprompted_whatever_its_segments_times(start: float, end: float) -> None:
+    """Segment times are clamped into the clip (0 to CLIP_S) before they weigh: a segment that
+    ends before it starts, lies past the clip or at a huge time still has its score read, and
+    a poor one is a REPROMPT (`low_confidence`), never dropped as no score."""
+    answer = verbose(
+        "go back", segment(-3.0, start, end), segment(-3.0, 0.0, 1.0, no_speech_prob=0.1)
+    )
     transcript = transcript_from(answer)
-    assert transcript.confidence is None
+    assert transcript.confidence is not None
+    assert transcript.confidence < 0.5
+    assert transcript.no_speech_prob == pytest.approx(0.1)
+    assert doubt(transcript, Locale.EN_US, 0.5) == "low_confidence"
+
+
+def test_a_segment_past_the_clip_weighs_at_most_the_clip() -> None:
+    """A poor segment whose times run far past the clip weighs what the whole clip would, no
+    more: beside a confident second of speech, its score still decides, and nothing
+    overflows (a score of -1e308 as well)."""
+    confident = segment(-0.05, 0.0, 1.0)
+    mixed = segment_confidence(segments_from([confident, segment(-3.0, 0.0, 1e308)]))
+    weight = CLIP_S  # the poor segment's, clamped; the confident one weighs 1 s
+    assert mixed == pytest.approx(platt((-0.05 * 1.0 + -3.0 * weight) / (1.0 + weight)))
+    assert segment_confidence(segments_from([segment(-1e308, 0.0, 1e308)])) == pytest.approx(0.0)
 
 
 def test_inverted_times_weigh_the_least_never_full_confidence() -> None:

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lisan.commands.schemas import MAX_DURATION_MS
 from lisan.core.locale import Locale
 from lisan.core.settings import TranscribeConfidence
 from lisan.core.text import naming_words
@@ -107,7 +108,7 @@ def transcript_from(answer: Any) -> Transcript:
         text=answer["text"],
         confidence=confidence,
         language=language_from(answer.get("language")),
-        no_speech_prob=_weighted_mean(segments, "no_speech_prob"),
+        no_speech_prob=_weighted_mean(segments, "no_speech_prob", 0.0, 1.0),
         compression_ratio=max(
             (s.compression_ratio for s in segments if s.compression_ratio is not None),
             default=None,
@@ -133,13 +134,14 @@ def gives_no_confidence(answer: Any) -> bool:
 class Segment:
     """The scores of one `verbose_json` segment (each None when the server leaves it out)."""
 
-    weight: float  # its duration in seconds (at least MIN_SEGMENT_WEIGHT_S)
+    weight: float  # its duration in seconds, MIN_SEGMENT_WEIGHT_S to CLIP_S (`_duration`)
     avg_logprob: float | None
     no_speech_prob: float | None
     compression_ratio: float | None
 
 
 MIN_SEGMENT_WEIGHT_S = 0.05
+CLIP_S = MAX_DURATION_MS / 1000  # the longest recording a command carries
 MAX_SEGMENTS = 512
 
 
@@ -158,17 +160,26 @@ def _objects(raw: Any, limit: int, field: str, each: str) -> list[dict[str, Any]
 def segments_from(raw: Any) -> list[Segment]:
     segments = []
     for item in _objects(raw, MAX_SEGMENTS, "segments", "a segment"):
-        start, end = _score(item, "start"), _score(item, "end")
-        duration = end - start if start is not None and end is not None else 1.0
         segments.append(
             Segment(
-                weight=max(MIN_SEGMENT_WEIGHT_S, duration),
+                weight=_duration(_score(item, "start"), _score(item, "end")),
                 avg_logprob=_score(item, "avg_logprob"),
                 no_speech_prob=_score(item, "no_speech_prob"),
                 compression_ratio=_score(item, "compression_ratio"),
             )
         )
     return segments
+
+
+def _duration(start: float | None, end: float | None) -> float:
+    """A segment's weight: its duration, its times clamped into the clip first. Times before
+    the clip, past it, huge or inverted still give a weight between MIN_SEGMENT_WEIGHT_S and
+    CLIP_S: the segments' scores are always read (a poor one REPROMPTs), never dropped for a
+    weight that overflowed. 1 s when the server gives no times."""
+    if start is None or end is None:
+        return 1.0
+    start, end = (min(CLIP_S, max(0.0, time)) for time in (start, end))
+    return max(MIN_SEGMENT_WEIGHT_S, end - start)
 
 
 # Platt scaling of the segments' mean avg_logprob (weighted by duration) into the probability
@@ -183,28 +194,25 @@ SEGMENT_LOGPROB_FLOOR = -50.0
 
 
 def segment_confidence(segments: Sequence[Segment]) -> float | None:
-    mean_logprob = _weighted_mean(segments, "avg_logprob")
+    # Each avg_logprob at most 0 (a provider's rounding), and past SEGMENT_LOGPROB_FLOOR the
+    # answer is 0 anyway: clamped there, neither the weighted sum nor exp() can overflow
+    # (-1e308 would have: a 500).
+    mean_logprob = _weighted_mean(segments, "avg_logprob", SEGMENT_LOGPROB_FLOOR, 0.0)
     if mean_logprob is None:
         return None
-    # At most 0 (a provider's rounding), and past SEGMENT_LOGPROB_FLOOR the answer is 0 anyway:
-    # clamped there, exp() cannot overflow (-1e308 would have: a 500).
-    mean_logprob = max(SEGMENT_LOGPROB_FLOOR, min(0.0, mean_logprob))
     return 1.0 / (1.0 + math.exp(-(SEGMENT_SLOPE * mean_logprob + SEGMENT_OFFSET)))
 
 
-def _weighted_mean(segments: Sequence[Segment], name: str) -> float | None:
+def _weighted_mean(segments: Sequence[Segment], name: str, low: float, high: float) -> float | None:
+    """The mean of a score by the segments' durations, each value clamped to `low`..`high`:
+    with bounded weights (`_duration`) it is always a number."""
     total = weighted = 0.0
     for segment in segments:
         value: float | None = getattr(segment, name)
         if value is not None:
             total += segment.weight
-            weighted += segment.weight * value
-    if not total:
-        return None
-    mean = weighted / total
-    # Weights from huge or inverted start/end times overflow (inf / inf is nan): a mean that is
-    # not a number is no score, never full confidence.
-    return mean if math.isfinite(mean) else None
+            weighted += segment.weight * min(high, max(low, value))
+    return weighted / total if total else None
 
 
 def _score(segment: dict[str, Any], name: str) -> float | None:
