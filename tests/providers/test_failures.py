@@ -294,15 +294,25 @@ async def test_an_error_answer_is_logged_with_its_status_and_a_bounded_excerpt(
     assert "sk-test" not in logged
 
 
-async def test_an_error_excerpt_is_bounded(
-    make_provider: MakeProvider, fake_openai: FakeOpenAI, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("message", "length"), [("xxxx " * 1000, ERROR_EXCERPT_CHARS), ("x" * 5000, 1)]
+)
+async def test_an_error_excerpt_is_bounded_and_a_word_its_cut_splits_is_dropped(
+    make_provider: MakeProvider,
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+    message: str,
+    length: int,
 ) -> None:
-    fake_openai.transcriptions.then(Answer.json({"error": {"message": "x" * 5000}}, 400))
+    """The excerpt is cut to ERROR_EXCERPT_CHARS, marked "…". The message is cut before it is
+    read at all, and a word that cut splits is dropped whole: the part of a key or an escape
+    left before the cut is no longer recognisable as one, and never reaches the log."""
+    fake_openai.transcriptions.then(Answer.json({"error": {"message": message}}, 400))
     with (
         caplog.at_level(logging.WARNING, logger="lisan.providers.openai"),
         pytest.raises(ProviderBadAnswer),
     ):
         await _transcribe(make_provider())
     record = next(r for r in caplog.records if r.getMessage() == "provider call failed")
-    assert len(record.error_excerpt) == ERROR_EXCERPT_CHARS  # type: ignore[attr-defined]
+    assert len(record.error_excerpt) == length  # type: ignore[attr-defined]
     assert record.error_excerpt.endswith("…")  # type: ignore[attr-defined]

@@ -34,7 +34,7 @@ from lisan.providers.breaker import Breakers
 from lisan.providers.bulkhead import Bulkhead
 from lisan.providers.http import AnswerTooLarge, PoolFull, ProviderHTTP, TransportFailed
 from lisan.providers.multipart import FilePart, form_data
-from lisan.providers.openai.errors import status_error
+from lisan.providers.openai.errors import Sent, status_error
 from lisan.providers.openai.planning import plan_from, plan_request
 from lisan.providers.openai.transcription import (
     ConfidenceSource,
@@ -119,7 +119,7 @@ class OpenAIProvider:
                 self._settings.transcribe_timeout_s,
                 body,
                 content_type,
-                sent=vocabulary,
+                sent=Sent(terms=vocabulary),
             )
 
         async with self._transcribe_bulkhead.slot("transcribe"):  # refused here: no breaker
@@ -137,8 +137,8 @@ class OpenAIProvider:
             form=self._settings.openai_plan_format,
             max_tokens=self._settings.plan_max_tokens,
         )
-        # What a planner's error may echo: the transcript and the screen's lines.
-        sent = [transcript, *(screen.view_tree.splitlines() if screen else ())]
+        # What a planner's error may echo, any one word of it: the transcript and the screen.
+        sent = Sent(texts=(transcript, screen.view_tree) if screen else (transcript,))
 
         async def call() -> Any:
             return await self._post(
@@ -167,10 +167,10 @@ class OpenAIProvider:
         body: bytes,
         content_type: str,
         *,
-        sent: Sequence[str] = (),
+        sent: Sent,
     ) -> Any:
         """POST and decode the JSON answer, mapping every failure to a ProviderError. `sent` is
-        the user text the request carried: an error answer that echoes it is not logged."""
+        the user text the request carried: no word of it in an error answer is logged."""
         fields: dict[str, Any] = {"operation": operation}
         started = time.perf_counter()
         headers = {"Content-Type": content_type}
