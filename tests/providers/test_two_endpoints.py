@@ -1,17 +1,21 @@
 """The transcriber and the planner are two failure domains: each call has its own endpoint and
 key (the shared ones by default), its own bulkhead and its own circuit breaker, and the
-breaker's gauge says each circuit's state as it is."""
+breaker's gauge says each circuit's state as it is. The shared key (LISAN_OPENAI_API_KEY) is
+sent only to the origin of the shared URL (scheme, host and port, as an HTTP client keeps
+`Authorization` across a redirect): a call moved to another server gets its own key, or none."""
 
 from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
 
 from lisan.core.locale import Locale
+from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderUnavailable, Screen, ServiceAtCapacity
 from lisan.providers.breaker import ProviderBreaker
 from lisan.providers.openai import OpenAIProvider
@@ -57,14 +61,73 @@ async def test_each_call_goes_to_its_own_server_with_its_own_key(
 async def test_a_transcriber_of_its_own_takes_transcriptions_only(
     make_provider: MakeProvider, fake_openai: FakeOpenAI, fake_planner: FakeOpenAI
 ) -> None:
-    """LISAN_OPENAI_TRANSCRIBE_BASE_URL moves transcriptions; plans stay on the shared one."""
-    provider = make_provider(openai_transcribe_base_url=fake_planner.base_url)
+    """LISAN_OPENAI_TRANSCRIBE_BASE_URL moves transcriptions, with the transcriber's own key;
+    plans stay on the shared one, with the shared key."""
+    provider = make_provider(
+        openai_transcribe_base_url=fake_planner.base_url, openai_transcribe_api_key=PLAN_KEY
+    )
     await _transcribe(provider)
     await _plan(provider)
 
     assert (fake_planner.transcriptions.calls, fake_planner.completions.calls) == (1, 0)
     assert (fake_openai.transcriptions.calls, fake_openai.completions.calls) == (0, 1)
-    assert fake_planner.transcriptions.last.headers["authorization"] == f"Bearer {API_KEY}"
+    assert fake_planner.transcriptions.last.headers["authorization"] == f"Bearer {PLAN_KEY}"
+    assert fake_openai.completions.last.headers["authorization"] == f"Bearer {API_KEY}"
+
+
+@pytest.mark.parametrize("moved", ["transcribe", "plan"])
+async def test_a_call_moved_to_another_server_without_a_key_of_its_own_sends_none(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI, fake_planner: FakeOpenAI, moved: str
+) -> None:
+    """The shared key is the shared server's: a transcriber or a planner moved to another
+    server (here another port of the same host) without its own key sends no Authorization
+    at all, while the call left on the shared server still sends the shared key."""
+    provider = make_provider(**{f"openai_{moved}_base_url": fake_planner.base_url})
+    await _transcribe(provider)
+    await _plan(provider)
+
+    other, shared = (
+        (fake_planner.transcriptions, fake_openai.completions)
+        if moved == "transcribe"
+        else (fake_planner.completions, fake_openai.transcriptions)
+    )
+    assert other.calls == 1
+    assert "authorization" not in other.last.headers
+    assert shared.last.headers["authorization"] == f"Bearer {API_KEY}"
+
+
+async def test_a_call_on_the_shared_origin_under_another_path_keeps_the_shared_key(
+    make_provider: MakeProvider, fake_openai: FakeOpenAI
+) -> None:
+    """Same scheme, host and port, another path: the shared server still, and its key."""
+    provider = make_provider(openai_plan_base_url=fake_openai.base_url + "/v1")
+    await _plan(provider)
+    assert fake_openai.completions.last.path == "/v1/chat/completions"
+    assert fake_openai.completions.last.headers["authorization"] == f"Bearer {API_KEY}"
+
+
+@pytest.mark.parametrize(
+    ("planner", "gets_the_key"),
+    [
+        ("https://API.openai.com:443/v2", True),
+        ("http://api.openai.com/v1", False),
+        ("https://api.openai.com:8443/v1", False),
+        ("https://api.openai.com.example.net/v1", False),
+        ("https://planner.example.net/v1", False),
+    ],
+    ids=["same origin", "another scheme", "another port", "a longer host", "another host"],
+)
+def test_the_shared_key_goes_to_the_shared_urls_origin_only(
+    settings_factory: Callable[..., Settings], planner: str, gets_the_key: bool
+) -> None:
+    """Origins are compared as URLs, not as text: a host in capitals or a default port
+    written out is the same origin; a scheme, a port or a host of its own is another."""
+    settings = settings_factory(
+        openai_base_url="https://api.openai.com/v1", openai_api_key=API_KEY,
+        openai_plan_base_url=planner,
+    )  # fmt: skip
+    assert settings.plan_endpoint.api_key == (API_KEY if gets_the_key else None)
+    assert settings.transcribe_endpoint.api_key == API_KEY
 
 
 async def test_an_empty_key_of_its_own_sends_no_key(

@@ -72,7 +72,8 @@ class Settings(BaseSettings):
     openai_base_url: AnyHttpUrl = AnyHttpUrl("https://api.openai.com/v1")
     openai_api_key: str | None = Field(default=None, repr=False)
     # The transcriber and the planner may be different servers: each call's own endpoint and
-    # key, the shared ones when unset (an empty key sends none).
+    # key, the shared ones when unset (an empty key sends none). The shared key goes only to the
+    # shared URL's origin (`Settings._endpoint`).
     openai_transcribe_base_url: AnyHttpUrl | None = None
     openai_transcribe_api_key: str | None = Field(default=None, repr=False)
     openai_plan_base_url: AnyHttpUrl | None = None
@@ -169,17 +170,21 @@ class Settings(BaseSettings):
 
     @property
     def transcribe_endpoint(self) -> Endpoint:
-        return Endpoint(
-            str(self.openai_transcribe_base_url or self.openai_base_url).rstrip("/"),
-            _key(self.openai_transcribe_api_key, self.openai_api_key),
-        )
+        return self._endpoint(self.openai_transcribe_base_url, self.openai_transcribe_api_key)
 
     @property
     def plan_endpoint(self) -> Endpoint:
-        return Endpoint(
-            str(self.openai_plan_base_url or self.openai_base_url).rstrip("/"),
-            _key(self.openai_plan_api_key, self.openai_api_key),
-        )
+        return self._endpoint(self.openai_plan_base_url, self.openai_plan_api_key)
+
+    def _endpoint(self, own_url: AnyHttpUrl | None, own_key: str | None) -> Endpoint:
+        """A call's own URL, else the shared one; its own key, else the shared key only when
+        the call goes to the shared URL's origin (scheme, host and port, as an HTTP client
+        keeps `Authorization` across a redirect only within one): LISAN_OPENAI_API_KEY is
+        for the server of LISAN_OPENAI_BASE_URL, and a call moved to another server without
+        a key of its own sends none."""
+        url = own_url or self.openai_base_url
+        shared = self.openai_api_key if _same_origin(url, self.openai_base_url) else None
+        return Endpoint(str(url).rstrip("/"), _key(own_key, shared))
 
     @property
     def is_sqlite(self) -> bool:
@@ -192,6 +197,12 @@ class Endpoint:
 
     base_url: str
     api_key: str | None = field(default=None, repr=False)
+
+
+def _same_origin(a: AnyHttpUrl, b: AnyHttpUrl) -> bool:
+    """Scheme, host and port alike (the host as written, case aside; a port by default its
+    scheme's): `localhost` and `127.0.0.1` are two origins."""
+    return (a.scheme, a.host, a.port) == (b.scheme, b.host, b.port)
 
 
 def _key(own: str | None, shared: str | None) -> str | None:
