@@ -93,7 +93,8 @@ def status_error(
 
 # What a server says when it refuses the request itself, not for a while: the structured-output
 # form it does not take (llama-cpp-python answers `json_schema` with a 500 naming
-# response_format) or a model it does not serve. Read in the answer's first KB, any case.
+# response_format) or a model it does not serve. Read in the answer's first KB, any case: its
+# one gap (at most 80 characters after "model") is tried on a bounded window, whatever the body.
 _REFUSED_REQUEST = re.compile(
     r"response_format|json_schema|json_object|structured output|guided_json"
     r"|model_not_found|(?:unknown|invalid|unsupported) model"
