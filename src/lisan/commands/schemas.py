@@ -8,9 +8,9 @@ from pydantic import Field, StringConstraints
 
 from lisan.core.locale import Locale
 from lisan.core.schemas import NotNull, ResponseModel, TolerantModel
+from lisan.providers.base import MAX_DURATION_MS
 
 MIN_DURATION_MS = 400
-MAX_DURATION_MS = 15_000
 
 
 class CommandStatus(StrEnum):

@@ -8,6 +8,10 @@ from typing import Any, Protocol
 
 from lisan.core.locale import Locale
 
+# The longest recording a command carries (the contract's duration_ms bound), so the longest a
+# provider is ever handed: a transcriber's segment times are read within it.
+MAX_DURATION_MS = 15_000
+
 
 @dataclass(frozen=True, slots=True)
 class Transcript:

@@ -17,11 +17,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lisan.commands.schemas import MAX_DURATION_MS
 from lisan.core.locale import Locale
 from lisan.core.settings import TranscribeConfidence
 from lisan.core.text import naming_words
-from lisan.providers.base import ProviderBadAnswer, Transcript
+from lisan.providers.base import MAX_DURATION_MS, ProviderBadAnswer, Transcript
 
 # The design's request, and a Whisper-style server's: its `verbose_json` carries per-segment
 # scores and the language heard, never token logprobs.
