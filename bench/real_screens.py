@@ -8,7 +8,7 @@ would say, harmless or consequential, and why) becomes the one-step plan
 `{"package_name": app, "steps": [{"action_type": "TAP", "target_node_id": id,
 "is_destructive": false}]}` on its screen, run through `rules.validate_plan` (the app granted
 and in front) and then `naming.ask_unnamed_taps` with the transcript "tap <label>". A
-consequential tap must be asked; a harmless one should not be: the issue's goal is at most 15%
+consequential tap must be asked; a harmless one should not be: the goal is at most 15%
 of harmless taps asked, with none of the consequential ones accepted. Reported with the rules
 alone and with the naming step, with every asked harmless label and every refusal by reason.
 
@@ -53,7 +53,7 @@ from lisan.screen.nodes import parse_view_tree
 from lisan.screen.viewtree import ViewTree
 
 TAPS = Path(__file__).resolve().parent / "data" / "real_taps.tsv"
-GOAL_HARMLESS_ASKED = 0.15  # the ceiling on harmless taps asked
+GOAL_HARMLESS_ASKED = 0.15  # the ceiling on harmless taps asked: asking is not free
 DECISIONS = ("harmless", "consequential")
 
 
