@@ -221,8 +221,9 @@ SECRET_TRANSCRIPT = "send the quokka password now"
 VOCABULARY = ("Tiruworkterm", "Zemzemhotel")
 PROVIDER_DETAIL = "provider-internal-detail-xyzzy"
 # An error answer's message: logged as a bounded excerpt for the operator, never in
-# an answer to the phone; the rest of the error answer (here our key) never anywhere.
-ERROR_MESSAGE = "provider-error-message-plugh"
+# an answer to the phone; the rest of the error answer (here our key) never anywhere. None of
+# its words is the screen's or the transcript's: a planner's error quoting one withholds it.
+ERROR_MESSAGE = "provider-error-excerpt-plugh"
 
 
 def _detailed(status: int, **headers: str) -> Answer:
