@@ -26,7 +26,12 @@ completion (`providers.openai.planning.plan_from`), the plan rules, the naming c
   of 1,000 characters of near-identical words that name none of them (every pair compared);
   `named, word`: the same with one unbroken word on each side; `named, Ge'ez`: the same in
   Ge'ez, skeletons against skeletons; `id flood`: twenty TAPs whose ids every line of the
-  screen quotes in its text.
+  screen quotes in its text;
+- `error word`, `error blanks`, `error escapes`, `error words`, `error text`: a planner's 500
+  answer as large as an answer may be (one unbroken word, escaped line breaks, JSON, percent
+  and HTML escapes of Ge'ez, the transcript's near-identical words with a long `param`, a
+  key-shaped body that is no JSON), read for its log line (`providers.openai.errors`) with a
+  vocabulary of 500 terms and the screen and transcript as sent, all withheld.
 
 Reported per case: the median CPU (process time) and wall time over `--repeat` runs, and the
 answer (status and reason). The goal is under 50 ms of CPU for each.
@@ -51,6 +56,8 @@ from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import ProviderBadAnswer
+from lisan.providers.http import Answer
+from lisan.providers.openai.errors import Sent, status_error
 from lisan.providers.openai.planning import plan_from
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_script import chat_completion
@@ -358,6 +365,45 @@ CASES: dict[str, tuple[Screen, Case]] = {
 }
 
 
+# A planner's error answer as large as an answer may be: what reading it for the log costs with
+# a vocabulary of `TERMS` terms to withhold and the 64 KB screen and the transcript as sent.
+TERMS = 500
+ERROR_BODIES: dict[str, Callable[[int], bytes]] = {
+    "error word": lambda run: (
+        b'{"error": {"message": "k%d' % run + b"q" * (ANSWER_BYTES - 64) + b'"}}'
+    ),
+    "error blanks": lambda run: (
+        b'{"error": {"message": "x%d' % run + b"\\n" * ((ANSWER_BYTES - 64) // 2) + b'"}}'
+    ),
+    "error escapes": lambda run: (
+        b'{"error": {"message": "%d' % run
+        + b"\\u12a0%41&#x12A0;" * ((ANSWER_BYTES - 64) // 18)
+        + b'"}}'
+    ),
+    "error words": lambda run: orjson.dumps(
+        {"error": {"message": transcript(run) * (ANSWER_BYTES // 1_200), "param": "x" * 4000}}
+    ),
+    "error text": lambda run: (b"sk-%d" % run) + b"A1" * ((ANSWER_BYTES - 16) // 2),
+}
+
+
+def timed_error(body: Callable[[int], bytes], repeat: int) -> tuple[float, str]:
+    """Median CPU milliseconds of reading one error answer for the log, cold, and its kind."""
+    cpu, kind = [], ""
+    for run in range(repeat):
+        summary, _ = big_screen(run)
+        sent = Sent(
+            terms=[f"term{run}x{index}" for index in range(TERMS)],
+            texts=[summary, transcript(run)],
+        )
+        content = body(run)
+        start = time.process_time()
+        found = status_error("plan", Answer(500, {}, content), "sk-secret-key-0123456789", sent)
+        cpu.append(time.process_time() - start)
+        kind = "none" if found is None else str(found[1]["kind"])
+    return statistics.median(cpu) * 1000, kind
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
@@ -372,6 +418,13 @@ def main() -> None:
         cpu_ms, wall_ms, outcome = timed(screen, case, args.repeat)
         shape = f"{screen.__name__} ({summary.count(chr(10)) + 1} lines)"
         print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  wall {wall_ms:7.1f} ms  {outcome}")
+    for name, body in ERROR_BODIES.items():
+        if name in args.skip:
+            print(f"  {name:<17} skipped")
+            continue
+        cpu_ms, kind = timed_error(body, args.repeat)
+        shape = f"{len(body(0)) // 1024} KiB error answer"
+        print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  {'':18}  logged ({kind})")
 
 
 def plan(steps: list[dict[str, Any]]) -> dict[str, Any]:
