@@ -62,7 +62,7 @@ from typing import NamedTuple
 
 from lisan.core.text import fold
 from lisan.plans.safe import SafePlan, SafeStep
-from lisan.plans.words import names_no_act, reads_destructive
+from lisan.plans.words import CURRENCIES, CURRENCY_SYMBOLS, names_no_act, reads_destructive
 from lisan.screen.nodes import label
 from lisan.screen.packages import names_package
 from lisan.screen.viewtree import ViewTree
@@ -138,18 +138,6 @@ _AMHARIC_ACTS = {
     for word in words
 }
 
-# Currencies an amount is named in: (English, Amharic), by what a screen or a payload writes.
-_CURRENCIES = {
-    alias: names
-    for aliases, names in (
-        (("etb", "birr", "br", "ብር"), ("birr", "ብር")),
-        (("usd", "$", "us$", "dollar", "dollars"), ("dollars", "ዶላር")),
-        (("eur", "€", "euro", "euros"), ("euros", "ዩሮ")),
-        (("gbp", "£", "pound", "pounds"), ("pounds", "ፓውንድ")),
-    )
-    for alias in aliases
-}
-_SYMBOLS = "$€£"
 _PUNCTUATION = ".,:;!?()[]/።፣፤"
 _DIGITS = frozenset("0123456789")
 MAX_AMOUNT_CHARS = 20
@@ -362,26 +350,30 @@ def _priced(words: list[str]) -> Iterator[_Amount]:
     """Each currency `words` name, with the number beside it ("" when there is none): "5,000
     ETB", "ETB 300", "$12.50"."""
     for at, word in enumerate(words):
-        currency = _CURRENCIES.get(word)
+        currency = CURRENCIES.get(word)
         if currency is not None:
             beside = [w for w in words[max(0, at - 1) : at + 2 : 2] if _is_number(w)]
             yield _Amount(beside[0] if beside else "", currency)
-        elif word[0] in _SYMBOLS or word[-1] in _SYMBOLS:
-            number = word.strip(_SYMBOLS)
-            symbol = word[0] if word[0] in _SYMBOLS else word[-1]
-            yield _Amount(number if _is_number(number) else "", _CURRENCIES[symbol])
+        elif symbol := _symbol(word):
+            number = word.strip(CURRENCY_SYMBOLS)
+            yield _Amount(number if _is_number(number) else "", CURRENCIES[symbol])
+
+
+def _symbol(word: str) -> str:
+    """The currency symbol a word starts or ends with ("$12.50", "12€"), else ""."""
+    return next((end for end in (word[0], word[-1]) if end in CURRENCY_SYMBOLS), "")
 
 
 def _amounts_in(words: list[str]) -> Iterator[_Amount]:
     for at, word in enumerate(words):
-        symbol = word[0] if word[0] in _SYMBOLS else word[-1] if word[-1] in _SYMBOLS else ""
-        number = word.strip(_SYMBOLS)
+        symbol = _symbol(word)
+        number = word.strip(CURRENCY_SYMBOLS)
         if not _is_number(number):
             continue
-        currency = _CURRENCIES.get(symbol)
+        currency = CURRENCIES.get(symbol)
         for near in (words[at + 1 : at + 2], words[max(0, at - 1) : at]):
             if currency is None and near:
-                currency = _CURRENCIES.get(near[0])
+                currency = CURRENCIES.get(near[0])
         yield _Amount(number, currency)
 
 

@@ -366,11 +366,24 @@ MONEY_ENGLISH = (
 # Amharic money, matched anywhere in a folded word, since Amharic attaches its clitics ("ከሂሳብዎ",
 # from your account): will be paid, will be deducted, deduction, payment, your account, loan.
 AMHARIC_MONEY = ("ይከፈላል", "ይከፈል", "ይቀነሳል", "ይቀነስ", "ተቀናሽ", "ክፍያ", "ሂሳብዎ", "ሂሳብህ", "ብድር")
-# Currencies beside a number: an amount. Symbols are read from the text before folding (folding
-# reads them as separators); codes and names as words.
-CURRENCY_SYMBOLS = "$€£¥₹₦"
-CURRENCY_WORDS = ("etb", "birr", "br", "usd", "eur", "gbp", "dollar", "dollars", "euro", "euros",
-                  "cents")  # fmt: skip
+# Currencies beside a number: an amount. Each as a screen writes it (a code, a name, a symbol)
+# and as the question says it, in English and in Amharic (`question`). Symbols are read from the
+# text before folding (folding reads them as separators); codes and names as words.
+CURRENCIES: dict[str, tuple[str, str]] = {
+    alias: names
+    for aliases, names in (
+        (("etb", "birr", "br", "ብር"), ("birr", "ብር")),
+        (("usd", "$", "us$", "dollar", "dollars"), ("dollars", "ዶላር")),
+        (("eur", "€", "euro", "euros"), ("euros", "ዩሮ")),
+        (("gbp", "£", "pound", "pounds"), ("pounds", "ፓውንድ")),
+        (("¥", "yen"), ("yen", "የን")),
+        (("₹", "inr", "rupee", "rupees"), ("rupees", "ሩፒ")),
+        (("₦", "ngn", "naira"), ("naira", "ናይራ")),
+    )
+    for alias in aliases
+}  # fmt: skip
+CURRENCY_SYMBOLS = "".join(alias for alias in CURRENCIES if len(alias) == 1)
+CURRENCY_WORDS = (*(a for a in CURRENCIES if a.isascii() and a.isalpha()), "cents")
 # Data lost, as a message says it without naming the act: where it goes, and that it is gone.
 DATA_LOSS_ENGLISH = (
     "recycle bin", "recycling bin", "bin", "trash", "permanently", "irreversible",
