@@ -15,7 +15,7 @@ from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
 from lisan.core.database_trouble import DatabaseTrouble
-from lisan.core.edge import BodyTimeouts, RequestEdge
+from lisan.server.edge import BodyTimeouts, RequestEdge
 from lisan.core.http import JsonResponse, install_error_handlers
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head

@@ -13,7 +13,7 @@ import typer
 
 from lisan.admin.cli import admin_app
 from lisan.billing.cli import billing_app
-from lisan.core import metrics_server
+from lisan.server import metrics_listener
 from lisan.core.cli import fail, load_settings_or_exit, migrate_or_exit
 from lisan.core.database import create_engine, database_is_reachable
 from lisan.core.locale import Locale
@@ -56,7 +56,7 @@ def serve(
     """Apply migrations, then serve the API."""
     import uvicorn
 
-    from lisan.core.server import BoundedHttpToolsProtocol
+    from lisan.server.protocol import BoundedHttpToolsProtocol
 
     settings = load_settings_or_exit()
     # The factories give the app the configured body timeouts; the protocol bounds headers.
@@ -72,7 +72,7 @@ def serve(
         )
         factory = "lisan.app:serve_app_migrating"
     try:
-        metrics_server.start(settings, workers)
+        metrics_listener.start(settings, workers)
     except OSError as exc:
         fail(f"LISAN_METRICS_PORT: cannot listen on it: {exc}")
     uvicorn.run(
@@ -101,7 +101,7 @@ def worker() -> None:
     settings = load_settings_or_exit()
     migrate_or_exit(settings)
     try:
-        metrics_server.start(settings, workers=1)
+        metrics_listener.start(settings, workers=1)
     except OSError as exc:
         fail(f"LISAN_METRICS_PORT: cannot listen on it: {exc}")
 

@@ -26,7 +26,7 @@ def sample(name: str, **labels: str) -> float:
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 
-# Routes that tests/core/test_edge.py adds to its own app (the same process serves them).
+# Routes that tests/server/test_edge.py adds to its own app (the same process serves them).
 TEST_ROUTES = {
     "/test/boom",
     "/test/echo",

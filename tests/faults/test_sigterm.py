@@ -88,7 +88,7 @@ def _accepted_events(outcomes: list[Outcome]) -> set[Any]:
 
 # uvicorn, shutting down, closed at once every keep-alive connection it was not reading a
 # request on: a request that had reached the socket but not been read was reset (about one run
-# in ten: a ReadError for a POST sent 10 ms before SIGTERM). lisan.core.server now gives idle
+# in ten: a ReadError for a POST sent 10 ms before SIGTERM). lisan.server.protocol now gives idle
 # connections SHUTDOWN_GRACE_S first, so every request sent before SIGTERM is answered.
 UNREAD_WINDOW_S = 0.0
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lisan.core.request_head import MAX_HEAD_BYTES, MAX_HEADER_FIELDS
+from lisan.server.request_head import MAX_HEAD_BYTES, MAX_HEADER_FIELDS
 from tests.fixtures.cli import LISAN, clean_env
 from tests.fixtures.network import closed_port
 

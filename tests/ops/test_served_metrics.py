@@ -68,7 +68,7 @@ def test_the_default_metrics_directory_is_private_and_fresh(settings_factory: An
     can guess or pre-create in the shared temp folder), never a predictable one it empties."""
     import stat
 
-    from lisan.core.metrics_server import metrics_dir
+    from lisan.server.metrics_listener import metrics_dir
 
     settings = settings_factory(metrics_port=closed_port())
     first, second = metrics_dir(settings), metrics_dir(settings)

@@ -77,7 +77,7 @@ class RequestTimeout(LisanError):
 
 
 class RequestHeaderFieldsTooLarge(LisanError):
-    """431: the request line and headers passed the server's bounds (lisan.core.server)."""
+    """431: the request line and headers passed the server's bounds (lisan.server.request_head)."""
 
     status_code = 431
     default_message = "request header fields too large"

@@ -1,6 +1,6 @@
 """Prometheus metrics (prometheus-client): what an operator graphs and alerts on.
 
-Served on a listener of its own (`LISAN_METRICS_PORT`, off by default: `lisan.core.metrics_server`),
+Served on a listener of its own (`LISAN_METRICS_PORT`, off by default: `lisan.server.metrics_listener`),
 never on the API's port, which serves exactly the contract's routes.
 
 With several server processes (`lisan serve --workers N`) each process writes its values to

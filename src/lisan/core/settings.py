@@ -110,18 +110,18 @@ class Settings(BaseSettings):
     deletion_backoff_s: PositiveSeconds = 2.0
     run_worker: bool = True
     telemetry_flush_timeout_s: PositiveSeconds = 30.0  # the shutdown's bound on the flush
-    # How long a client may take to send a request (lisan.core.server, lisan.core.edge): its
+    # How long a client may take to send a request (lisan.server.protocol, lisan.server.edge): its
     # headers, from the connection's opening or the request's first byte; each chunk of its
     # body after the one before; its whole body.
     header_timeout_s: PositiveSeconds = 10.0
     body_idle_timeout_s: PositiveSeconds = 10.0
     body_timeout_s: PositiveSeconds = 60.0
-    # How long an idle keep-alive connection stays open (lisan.core.server). Longer than the
+    # How long an idle keep-alive connection stays open (lisan.server.protocol). Longer than the
     # proxy's own idle bound on its upstream connections (nginx: 60 s), so that the proxy, not
     # Lisan, closes an idle one: otherwise the proxy may send a request on a connection Lisan is
     # closing, and the phone gets a 502. Whole seconds, as uvicorn's and nginx's own.
     keepalive_timeout_s: int = Field(default=75, ge=1, le=3600)
-    # Prometheus metrics on a listener of their own (lisan.core.metrics_server); off unless set.
+    # Prometheus metrics on a listener of their own (lisan.server.metrics_listener); off unless set.
     metrics_port: int | None = Field(default=None, ge=1, le=65535)
     metrics_host: str = Field(default="127.0.0.1", min_length=1)
     metrics_dir: Path | None = None  # --workers N: where the processes write their values

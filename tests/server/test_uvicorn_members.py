@@ -1,9 +1,9 @@
 """The installed uvicorn has every private member `lisan serve`'s protocol overrides or uses.
 
-`lisan.core.server` and `lisan.core.request_head` override uvicorn's httptools protocol; an
+`lisan.server.protocol` and `lisan.server.request_head` override uvicorn's httptools protocol; an
 uvicorn whose protocol lacks one of those members (0.30.0 to 0.30.5 lack
 `_unsupported_upgrade_warning`) fails here, not on a connection. The list is the code's own:
-`lisan.core.server.UVICORN_MEMBERS`.
+`lisan.server.protocol.UVICORN_MEMBERS`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol, RequestResponseCycle
 from uvicorn.server import ServerState
 
-from lisan.core.server import UVICORN_MEMBERS, BoundedHttpToolsProtocol
+from lisan.server.protocol import UVICORN_MEMBERS, BoundedHttpToolsProtocol
 
 
 def _parameters(function: object) -> tuple[str, ...]:

@@ -47,7 +47,7 @@ BODY_TIMEOUT_S: float = Settings.model_fields["body_timeout_s"].default
 # An answer given before the body was read to its end closes the connection: what follows on it
 # is the rest of a body nobody reads, not a next request, and a client that held its body back
 # for `100 Continue` would otherwise wait. The server drops what the client still sends for the
-# body's time, then closes (lisan.core.server).
+# body's time, then closes (lisan.server.protocol).
 ANSWERED_EARLY = {"Connection": "close"}
 CLIENT_CLOSED = 499  # the access log's status when the client left before its body was read
 

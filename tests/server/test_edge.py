@@ -16,7 +16,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from lisan.app import LisanApp
-from lisan.core.edge import (
+from lisan.server.edge import (
     BODY_IDLE_TIMEOUT_S,
     BODY_TIMEOUT_S,
     COMMAND_BODY_LIMIT,

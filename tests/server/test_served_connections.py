@@ -18,7 +18,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lisan.core.edge import COMMAND_BODY_LIMIT, JSON_BODY_LIMIT
+from lisan.server.edge import COMMAND_BODY_LIMIT, JSON_BODY_LIMIT
 from lisan.core.settings import Settings
 from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 

@@ -1,5 +1,5 @@
 """The protocol `lisan serve` runs: uvicorn's httptools protocol with the request head's bounds
-(`lisan.core.request_head`), and connections that end the way a proxy in front expects.
+(`lisan.server.request_head`), and connections that end the way a proxy in front expects.
 
 - An idle keep-alive connection stays open `LISAN_KEEPALIVE_TIMEOUT_S` (75 s), longer than the
   proxy's own idle bound on its upstream connections (nginx: 60 s), so the proxy closes an idle
@@ -12,7 +12,7 @@
   once would reset the connection under a client still sending, and can destroy the answer.
 - When the server stops, an idle connection gets `SHUTDOWN_GRACE_S` to bring one more request.
 
-The body's size and time bounds are otherwise the request edge's (`lisan.core.edge`). All this
+The body's size and time bounds are otherwise the request edge's (`lisan.server.edge`). All this
 overrides uvicorn's private protocol: `UVICORN_MEMBERS` is everything of uvicorn's relied on.
 """
 
@@ -26,7 +26,7 @@ from typing import Any, cast
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from lisan.core.request_head import LINGER_S, HeadBoundedProtocol
+from lisan.server.request_head import LINGER_S, HeadBoundedProtocol
 from lisan.core.settings import get_settings
 
 # When the server stops, how long an idle keep-alive connection may still bring a request.
@@ -35,10 +35,10 @@ SHUTDOWN_GRACE_S = 0.5
 
 @dataclass(frozen=True)
 class UvicornMembers:
-    """What this protocol (here and in `lisan.core.request_head`) overrides or uses of uvicorn's
+    """What this protocol (here and in `lisan.server.request_head`) overrides or uses of uvicorn's
     beyond asyncio's protocol interface: HttpToolsProtocol's methods with their parameters
     (after self), and attributes of the protocol and of a request's RequestResponseCycle.
-    tests/core/test_uvicorn_members.py holds the installed uvicorn to them, and pyproject.toml
+    tests/server/test_uvicorn_members.py holds the installed uvicorn to them, and pyproject.toml
     admits only the uvicorn minor version they were checked against."""
 
     protocol_methods: Mapping[str, tuple[str, ...]]

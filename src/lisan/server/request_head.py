@@ -16,7 +16,7 @@ that buffer, and count towards the bound as they arrive: the server holds at mos
 
 A connection ends by lingering (`linger`): the answer, end of stream, then what the client
 still sends is read and dropped for a while, so that closing does not reset the connection (a
-reset can destroy the answer before the client reads it). `lisan.core.server` builds on this.
+reset can destroy the answer before the client reads it). `lisan.server.protocol` builds on this.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from lisan.core.edge import log_access
+from lisan.server.edge import log_access
 from lisan.core.errors import LisanError, RequestHeaderFieldsTooLarge, RequestTimeout, error_body
 from lisan.core.settings import get_settings
 
