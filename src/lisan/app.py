@@ -15,8 +15,7 @@ from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
 from lisan.core.database_trouble import DatabaseTrouble
-from lisan.server.edge import BodyTimeouts, RequestEdge
-from lisan.core.http import JsonResponse, install_error_handlers
+from lisan.core.http import JsonResponse
 from lisan.core.logging import configure_logging
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.resources import Resources
@@ -29,6 +28,8 @@ from lisan.probes.endpoints import router as probes_router
 from lisan.probes.service import ReadinessProbe
 from lisan.providers import create_breakers, create_provider
 from lisan.providers.http import provider_client
+from lisan.server.edge import BodyTimeouts, RequestEdge
+from lisan.server.error_handlers import install_error_handlers
 from lisan.telemetry.endpoints import router as telemetry_router
 from lisan.telemetry.writer import TelemetryWriter
 from lisan.users.endpoints import router as users_router

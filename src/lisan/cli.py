@@ -13,13 +13,13 @@ import typer
 
 from lisan.admin.cli import admin_app
 from lisan.billing.cli import billing_app
-from lisan.server import metrics_listener
 from lisan.core.cli import fail, load_settings_or_exit, migrate_or_exit
 from lisan.core.database import create_engine, database_is_reachable
 from lisan.core.locale import Locale
 from lisan.core.migrate import upgrade_to_head
 from lisan.core.settings import SettingsError
 from lisan.phrases import service as phrases
+from lisan.server import metrics_listener
 
 log = logging.getLogger("lisan.cli")
 

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.server.edge import COMMAND_BODY_LIMIT
+from lisan.commands.endpoints import COMMAND_BODY_LIMIT
 from lisan.core.settings import Settings
 from lisan.testing.openai_server import FakeOpenAI
 from lisan.testing.speech import b64, duration_ms, silence

@@ -9,8 +9,8 @@ import pytest
 from asgi_lifespan import LifespanManager
 
 from lisan.app import create_app
-from lisan.core.http import OUTAGE
 from lisan.core.settings import Settings
+from lisan.server.error_handlers import OUTAGE
 from tests.fixtures.app import client_for
 from tests.fixtures.network import closed_port
 

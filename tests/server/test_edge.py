@@ -14,25 +14,22 @@ import pytest
 from fastapi import APIRouter, Query, Request
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.types import Message, Receive, Scope, Send
 
 from lisan.app import LisanApp
-from lisan.server.edge import (
-    BODY_IDLE_TIMEOUT_S,
-    BODY_TIMEOUT_S,
-    COMMAND_BODY_LIMIT,
-    JSON_BODY_LIMIT,
-    BodyTimeouts,
-    Message,
-    Receive,
-    RequestEdge,
-    Scope,
-    Send,
-)
+from lisan.commands.endpoints import COMMAND_BODY_LIMIT
 from lisan.core.errors import Conflict
-from lisan.core.http import OUTAGE, OVERLOADED
 from lisan.core.schemas import StrictModel
 from lisan.core.settings import Settings
 from lisan.deps import JsonBody
+from lisan.server.edge import (
+    BODY_IDLE_TIMEOUT_S,
+    BODY_TIMEOUT_S,
+    JSON_BODY_LIMIT,
+    BodyTimeouts,
+    RequestEdge,
+)
+from lisan.server.error_handlers import OUTAGE, OVERLOADED
 from tests.fixtures.app import client_for
 
 

@@ -18,8 +18,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from lisan.server.edge import COMMAND_BODY_LIMIT, JSON_BODY_LIMIT
+from lisan.commands.endpoints import COMMAND_BODY_LIMIT
 from lisan.core.settings import Settings
+from lisan.server.edge import JSON_BODY_LIMIT
 from tests.fixtures.serve import LisanServer, lisan_serve, serve_env
 
 UVICORN_KEEPALIVE_S = 5.0  # uvicorn's default, which `lisan serve` used to keep

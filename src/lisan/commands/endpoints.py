@@ -13,8 +13,13 @@ from lisan.deps import AppServices, CommandingUser, IdempotencyKey, JsonBody, Ra
 
 router = APIRouter(tags=["commands"])
 
+COMMAND_PATH = "/v1/commands"
+# The contract's command body limit (1 MB: 413 above it), which the request edge holds a
+# command's body to while reading it, in place of the JSON routes' own (lisan.server.edge).
+COMMAND_BODY_LIMIT = 1024 * 1024
 
-@router.post("/v1/commands")
+
+@router.post(COMMAND_PATH)
 async def post_command(
     request: Request,
     user: CommandingUser,

@@ -80,7 +80,7 @@ async def execute(
         command_outcome_var.set(("ERROR", failure_reason(answered_status(exc))))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
-    # The access log and the metrics say what it came to (lisan.server.edge.log_access).
+    # The access log and the metrics say what it came to (lisan.server.access.log_access).
     command_outcome_var.set((response.status.value, response.reprompt_reason))
     return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
 

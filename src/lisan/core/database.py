@@ -94,7 +94,7 @@ SQLITE_LOCK_WAIT_S = 5.0
 # The bound on every call to PostgreSQL: the wait for a pooled connection, opening one, and
 # each statement (asyncpg's command_timeout: a bound kept by the client, which also holds when
 # the server is frozen, where the server's own statement_timeout cannot fire). Past it the
-# request answers 503 (core.http). 5 s: a statement of a request takes milliseconds, and the
+# request answers 503 (lisan.server). 5 s: a statement of a request takes milliseconds, and the
 # longest the service runs (a worker's purge batch, a user's cascade delete) well under 1 s; a
 # phone that waited 5 s retries anyway, and the 503 tells it to come back in 5 s.
 DATABASE_TIMEOUT_S = 5.0
@@ -186,7 +186,7 @@ def _count_pool_use(engine: AsyncEngine) -> None:
 
 def _postgres_unavailable(context: ExceptionContext) -> BaseException | None:
     """What a PostgreSQL that is stopping, starting, frozen or full raises becomes a 503 (an
-    OperationalError or a TimeoutError, see core.http), never a 500; and a connection left in
+    OperationalError or a TimeoutError, see lisan.server), never a 500; and a connection left in
     an unknown state is discarded, never returned to the pool."""
     from asyncpg.exceptions import InternalClientError
 

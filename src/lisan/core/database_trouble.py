@@ -2,7 +2,7 @@
 database's (a 503 the client may retry, never a 500), and whether they are an outage or this
 process's own overload, counted and logged once per episode rather than once per request.
 
-The answer the client gets is rendered by `lisan.core.http`; the classification is the
+The answer the client gets is rendered by `lisan.server.error_handlers`; the classification is the
 database's, and the worker uses it too.
 """
 

@@ -7,6 +7,10 @@ from typing import ClassVar
 
 import orjson
 
+# nginx's "client closed request": the status a request is recorded with (access log, metrics,
+# a command's event) when its client went away before it was answered. No client ever sees it.
+CLIENT_CLOSED_REQUEST = 499
+
 
 class LisanError(Exception):
     """An error the client may see: its status, a safe message and any headers it needs."""

@@ -1,7 +1,8 @@
 """Prometheus metrics (prometheus-client): what an operator graphs and alerts on.
 
-Served on a listener of its own (`LISAN_METRICS_PORT`, off by default: `lisan.server.metrics_listener`),
-never on the API's port, which serves exactly the contract's routes.
+Served on a listener of its own (`LISAN_METRICS_PORT`, off by default:
+`lisan.server.metrics_listener`), never on the API's port, which serves exactly the contract's
+routes.
 
 With several server processes (`lisan serve --workers N`) each process writes its values to
 files in the library's multiprocess directory and the listener adds them up; with one process
@@ -25,6 +26,8 @@ from functools import cache
 from typing import Any, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
+
+from lisan.core.errors import CLIENT_CLOSED_REQUEST
 
 OTHER = "other"
 
@@ -242,7 +245,7 @@ def observe_request(route: str, method: str, status: int, seconds: float) -> Non
 # A failed command's reason: the status it was answered (lisan.core.http.answered_status).
 _FAILURE_REASONS = {
     409: "account_deleted",
-    499: "client_closed",
+    CLIENT_CLOSED_REQUEST: "client_closed",
     502: "provider_bad_answer",
     503: "unavailable",
     504: "provider_timeout",

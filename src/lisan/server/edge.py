@@ -5,7 +5,9 @@ including a 500, carries `X-Request-ID`, and nothing reaches the client that we 
 
 The body is read here, whole, before the application runs, within bounds of size (413) and time
 (408); a client that goes away before its body is complete is logged as status 499 (nginx's
-"client closed request") and the application never runs.
+"client closed request") and the application never runs. A body's size bound is its route's
+own where the route declares one (`ROUTE_BODY_LIMITS`: the command route's is the commands'),
+else `JSON_BODY_LIMIT`.
 """
 
 from __future__ import annotations
@@ -15,15 +17,17 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Mapping
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import unquote
 
-from lisan.core import metrics
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from lisan.commands.endpoints import COMMAND_BODY_LIMIT, COMMAND_PATH
 from lisan.core.context import command_outcome_var, request_id_var
 from lisan.core.errors import (
+    CLIENT_CLOSED_REQUEST,
     InternalError,
     LisanError,
     PayloadTooLarge,
@@ -31,16 +35,11 @@ from lisan.core.errors import (
     error_body,
 )
 from lisan.core.settings import Settings
+from lisan.server.access import log_access
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
-
+# A body's size bound: its route's own where the route declares one, else JSON_BODY_LIMIT.
 JSON_BODY_LIMIT = 16 * 1024
-COMMAND_BODY_LIMIT = 1024 * 1024
-COMMAND_PATH = "/v1/commands"
+ROUTE_BODY_LIMITS: Mapping[str, int] = {COMMAND_PATH: COMMAND_BODY_LIMIT}
 # The defaults of LISAN_BODY_IDLE_TIMEOUT_S and LISAN_BODY_TIMEOUT_S.
 BODY_IDLE_TIMEOUT_S: float = Settings.model_fields["body_idle_timeout_s"].default
 BODY_TIMEOUT_S: float = Settings.model_fields["body_timeout_s"].default
@@ -49,14 +48,12 @@ BODY_TIMEOUT_S: float = Settings.model_fields["body_timeout_s"].default
 # for `100 Continue` would otherwise wait. The server drops what the client still sends for the
 # body's time, then closes (lisan.server.protocol).
 ANSWERED_EARLY = {"Connection": "close"}
-CLIENT_CLOSED = 499  # the access log's status when the client left before its body was read
 
-access_log = logging.getLogger("lisan.access")
 error_log = logging.getLogger("lisan.error")
 
 
 def body_limit_for(path: str) -> int:
-    return COMMAND_BODY_LIMIT if path == COMMAND_PATH else JSON_BODY_LIMIT
+    return ROUTE_BODY_LIMITS.get(path, JSON_BODY_LIMIT)
 
 
 def request_id_from(headers: list[tuple[bytes, bytes]]) -> str:
@@ -203,7 +200,7 @@ class RequestEdge:
         except _BodyTimedOut:
             await _send_error(send_with_id, RequestTimeout(headers=ANSWERED_EARLY))
         except _ClientGone:
-            status = CLIENT_CLOSED  # nobody to answer; not a server error
+            status = CLIENT_CLOSED_REQUEST  # nobody to answer; not a server error
         except Exception:
             error_log.exception("unhandled error", extra={"path": scope["path"]})
             if status == 0:
@@ -212,38 +209,6 @@ class RequestEdge:
             request_id_var.reset(token)
             log_access(scope, status, started)
             command_outcome_var.reset(outcome_token)
-
-
-def route_template(scope: Scope) -> str:
-    """The template of the route that served the request (`/v1/deletion-jobs/{task_id}`: never
-    an id), or `unmatched`: what logs and metrics name a request by."""
-    route = scope.get("route")
-    template = getattr(route, "path", None)
-    return template if isinstance(template, str) else metrics.UNMATCHED_ROUTE
-
-
-def log_access(scope: Scope, status: int, started: float) -> None:
-    """The access log's one line for a request (`started`: its `time.perf_counter()`), and the
-    same request (and the command it ran, if any) in the metrics: logs and metrics tell one
-    story."""
-    seconds = time.perf_counter() - started
-    route = route_template(scope)
-    metrics.observe_request(route, scope["method"], status, seconds)
-    state = scope["state"]
-    fields = {
-        "request_id": state["request_id"],
-        "method": scope["method"],
-        "path": scope["path"],
-        "route": route,
-        "status": status,
-        "duration_ms": round(seconds * 1000, 3),
-        "client": (scope.get("client") or ("-",))[0],
-    }
-    command = command_outcome_var.get()
-    if command is not None:
-        metrics.count_command(*command)
-        fields["command_status"], fields["command_reason"] = command
-    access_log.info("request", extra=fields)
 
 
 async def _send_error(send: Send, error: LisanError) -> None:

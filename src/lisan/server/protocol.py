@@ -26,8 +26,8 @@ from typing import Any, cast
 from uvicorn.config import Config
 from uvicorn.server import ServerState
 
-from lisan.server.request_head import LINGER_S, HeadBoundedProtocol
 from lisan.core.settings import get_settings
+from lisan.server.request_head import LINGER_S, HeadBoundedProtocol
 
 # When the server stops, how long an idle keep-alive connection may still bring a request.
 SHUTDOWN_GRACE_S = 0.5

@@ -31,9 +31,9 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
-from lisan.server.edge import log_access
 from lisan.core.errors import LisanError, RequestHeaderFieldsTooLarge, RequestTimeout, error_body
 from lisan.core.settings import get_settings
+from lisan.server.access import log_access
 
 # A phone's request head is well under 1 KiB and a reverse proxy adds a few hundred bytes;
 # 32 KiB is what a default nginx passes on (large_client_header_buffers 4 x 8k), 100 fields is

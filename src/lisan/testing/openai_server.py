@@ -22,10 +22,11 @@ import asyncio
 import contextlib
 import json
 import socket
-from collections.abc import Awaitable, Callable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import uvicorn
+from starlette.types import Receive, Scope, Send
 
 from lisan.testing.openai_script import (
     DEFAULT_PLAN,
@@ -36,10 +37,6 @@ from lisan.testing.openai_script import (
     TranscriptionRequest,
     transcription_request,
 )
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 
 class FakeOpenAI:
