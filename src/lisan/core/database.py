@@ -159,7 +159,7 @@ def create_engine(database_url: str, *, for_writes: bool = False, **kwargs: Any)
     if "poolclass" not in kwargs:
         # As many connections as before (10 kept, 10 more on demand), all of them kept: under
         # 32 clients the 10 on demand were opened and closed again continually, each opening a
-        # TLS attempt, a fallback and a login (a fifth of /v1/users/me's CPU on PostgreSQL).
+        # TLS attempt, a fallback and a login, work a kept connection never repeats.
         kwargs.setdefault("pool_size", POOL_SIZE)
         kwargs.setdefault("max_overflow", 0)
         kwargs.setdefault("pool_timeout", POOL_WAIT_S)

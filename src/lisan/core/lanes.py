@@ -7,10 +7,9 @@ is dropped, never run late; one already running runs to its end, and its answer 
 
 Why not `loop.run_in_executor`: a concurrent.futures hand-off makes a concurrent Future with
 its own condition, a work item, an idle-thread semaphore taken and given back, and a chain of
-callbacks between the two futures. Measured on one core (`python -m bench.hand_offs`: uvloop,
-a call that returns at once): with one call in flight 10-23 us of CPU a hand-off through a
-lane against 27-49 through a ThreadPoolExecutor; with 16 in flight 2-7 against 16-31. A
-command makes three.
+callbacks between the two futures; a lane's hand-off is one queue put and one
+`call_soon_threadsafe`, and a command makes three (`python -m bench.hand_offs` compares them;
+see docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -230,8 +230,8 @@ def _child(metric: Any, *values: str) -> Any:
 
 def labelled(metric: MetricT, *values: str) -> MetricT:
     """`metric.labels(*values)`, made once per set of values and kept: prometheus-client checks
-    the values and takes a lock on every `labels` call, which every request paid twice (about 14
-    us a request in the server, measured). The cache is bounded because the values are."""
+    the values and takes a lock on every `labels` call, which every request would pay twice (see
+    docs/benchmarks.md, "Measured choices"). The cache is bounded because the values are."""
     child: MetricT = _child(metric, *values)
     return child
 

@@ -1,16 +1,15 @@
 """A Core statement compiled once for a driver, and run on the driver itself.
 
 The statements stay SQLAlchemy Core, written once beside their domain's other queries; what
-this module skips is SQLAlchemy's execution path, which costs more than a small statement
-(`python -m bench.routes`: a token look-up took 658 us of CPU through the async engine, 108 us
-through a synchronous connection, 8 us in bare sqlite3). `Prepared` keeps what SQLAlchemy would
-work out on every execution: the SQL, the order of its parameters, the values a statement
-carries itself, and SQLAlchemy's own converters for each parameter and each column returned, so
-a value is written and read back exactly as the engine would (a UUID as SQLite's 32 hex
-characters, a datetime as its string). A list parameter (`IN`, an expanding bind) is expanded
-by SQLAlchemy's own `construct_expanded_state`, once for each length of list seen (it costs
-10-20 us a call, and the command path's grants read runs on every command); the values are
-then placed by position.
+this module skips is SQLAlchemy's execution path, which costs many times what a small
+statement costs the driver (see docs/benchmarks.md, "Measured choices"). `Prepared` keeps what
+SQLAlchemy would work out on every execution: the SQL, the order of its parameters, the values
+a statement carries itself, and SQLAlchemy's own converters for each parameter and each column
+returned, so a value is written and read back exactly as the engine would (a UUID as SQLite's
+32 hex characters, a datetime as its string). A list parameter (`IN`, an expanding bind) is expanded
+by SQLAlchemy's own `construct_expanded_state`, once for each length of list seen (the command
+path's grants read runs on every command, and the expansion costs more than keeping it); the
+values are then placed by position.
 
 Only what the raw paths run is handled: SELECT, and INSERT, UPDATE and DELETE with or without
 RETURNING, whose values come from the parameters (an INSERT is compiled for the keys it is

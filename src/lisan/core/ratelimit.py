@@ -46,10 +46,10 @@ def swept_memory_storage() -> MemoryStorage:
 
     As shipped, each increment schedules a task that walks every key held whenever the last
     one has ended: on a loop that turns between requests that is a sweep of all keys per hit,
-    and the in-process limits hold a key or two per client IP and per user. Measured, one hit
-    with the loop turning after it: 12 us with 10 keys held, 0.86 ms with 10,000, 5.1 ms with
-    50,000 (a command makes two); swept once a second: 10, 11 and 11 us (`bench.rate_limits`).
-    A sweep only gives back memory: a key read after its expiry counts as empty either way.
+    and the in-process limits hold a key or two per client IP and per user, so a hit grew with
+    every client seen in the last two windows (`bench.rate_limits`; see docs/benchmarks.md).
+    Swept once a second, a hit costs the same whatever the keys held. A sweep only gives back
+    memory: a key read after its expiry counts as empty either way.
 
     The hook is the library's private `__schedule_expiry`, called once per increment, replaced
     on the instance (a subclass would have the library wrap its methods a second time); a test

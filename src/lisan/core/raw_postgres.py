@@ -90,8 +90,9 @@ async def checked_out(engine: AsyncEngine, cache: PreparedCache) -> AsyncIterato
 
     Taken from the pool itself (`Engine.raw_connection`: the pool's bounds, its checkout and
     checkin events), not through an engine `Connection`, whose construction, events and
-    greenlet hops cost 152 us a checkout and return on this machine against 67. A failure to
-    connect is raised as `engine.connect()` raises it, through the engine's error handlers."""
+    greenlet hops cost more than the checkout itself, four times a command (see
+    docs/benchmarks.md, "Measured choices"). A failure to connect is raised as
+    `engine.connect()` raises it, through the engine's error handlers."""
     sync_engine = engine.sync_engine
     try:
         pooled = await greenlet_spawn(sync_engine.raw_connection)

@@ -2,8 +2,9 @@
 
 The writer's turn, the provider's connection slots and its bulkheads are each taken on every
 command, and nearly always free. `asyncio.timeout` around the wait costs a timer made and
-cancelled (7-8 us on uvloop, against 0.3-1 us for the acquire itself); a free primitive is
-taken without waiting, so the timer is set only when there is a wait to bound.
+cancelled, several times the acquire itself (see docs/benchmarks.md, "Measured choices"); a
+free primitive is taken without waiting, so the timer is set only when there is a wait to
+bound.
 """
 
 from __future__ import annotations

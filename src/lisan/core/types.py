@@ -43,8 +43,8 @@ class UtcDateTime(TypeDecorator[datetime]):
 
 def _sqlite_text_of_utc(value: datetime | None) -> str | None:
     """The text SQLAlchemy's chain writes to SQLite (`process_bind_param`, then its DATETIME's
-    `%Y-%m-%d %H:%M:%S.%f`), in one step: `isoformat` with microseconds is the same text, at
-    3.8 us a value against the chain's 6.2; a command writes six of them."""
+    `%Y-%m-%d %H:%M:%S.%f`), in one step: `isoformat` with microseconds is the same text,
+    made in one call where the chain makes two; a command writes six of them."""
     if value is None:
         return None
     return _in_utc(value).replace(tzinfo=None).isoformat(" ", "microseconds")
@@ -60,9 +60,9 @@ def _in_utc(value: datetime) -> datetime:
 def _utc_from_sqlite_text(value: str | None) -> datetime | None:
     """SQLite's text read as `process_result_value` reads SQLAlchemy's parse of it, in one
     step: the text SQLAlchemy writes has no offset, and parsing it with UTC's offset appended
-    (0.13 us) costs a fifth of `replace(tzinfo=UTC)` after the parse (0.66 us); a list of 50
-    vocabulary terms reads 100 of them. Text that carries an offset of its own is read as
-    before."""
+    makes the aware datetime in the parse, where `replace(tzinfo=UTC)` after it would build a
+    second one (see docs/benchmarks.md, "Measured choices"); a list of 50 vocabulary terms
+    reads 100 of them. Text that carries an offset of its own is read as before."""
     if value is None:
         return None
     try:

@@ -11,11 +11,11 @@ its own (a `core.lanes` lane), and the whole unit of work runs there in one hop:
 statement on that connection never suspends, so `work` runs to its end in one step on that
 thread (`_drive`); it must await nothing else (a unit of work that does is a bug, and fails
 loudly), and a blocking call it makes goes through `Writer.blocking`, which runs it in place
-there and on a lane's thread on PostgreSQL. Measured (`python -m bench.commands`): aiosqlite's
-hop per statement and SQLAlchemy's execution path cost 5.2-5.7 ms of CPU per command; one hop
-per unit of work, 2.1-2.3. Statements run on the loop itself cost as little, but each gives the
-GIL away while the speech-presence threads want it, and the loop stalled for 20-80 ms (p99 of a
-5 ms sleep: 19-26 ms, against 1-1.7 ms with the hops).
+there and on a lane's thread on PostgreSQL. Why one hop per unit of work: aiosqlite's hop per
+statement and SQLAlchemy's execution path cost a command far more CPU than the statements
+do. Statements run on the loop itself cost as little, but each gives the GIL away while the
+speech-presence threads want it, and the loop stalls behind them (`python -m bench.commands`;
+see docs/benchmarks.md, "Measured choices").
 
 A unit of work first waits its turn in this process (one writer connection, as the write
 engine has one), then for SQLite's lock; both waits together are bounded by
