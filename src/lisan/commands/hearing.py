@@ -21,9 +21,10 @@ from lisan.providers.base import Transcript
 
 # Whisper's own `no_speech_threshold` and `compression_ratio_threshold` (its decoder uses them to
 # drop a silent segment and to retry a looping one); measured on a real server by
-# `python -m bench.interop` (docs/benchmarks.md, a remote transcription server). As in Whisper, a
-# transcript is taken for silence only when the server was also unsure of it (there
-# `avg_logprob` under -1; here the confidence gate): a real "up." scored 0.69 and was right.
+# `python -m bench.interop` (docs/benchmarks-history-2026.md, "a remote transcription server").
+# As in Whisper, a transcript is taken for silence only when the server was also unsure of it
+# (there `avg_logprob` under -1; here the confidence gate): a real "up." scored 0.69 and was
+# right.
 NO_SPEECH_PROB = 0.6
 LOOP_COMPRESSION_RATIO = 2.4
 # Whisper's bound is made for 30 s windows: a command's loop is too short to compress that well

@@ -115,7 +115,7 @@ async def gate(resources: Resources, command: Command) -> Progress:
                     PhraseKey.ERR_BILLING,
                 )
             )
-    # In a thread: the voice-activity model costs up to ~30 ms of CPU a second of audio.
+    # Off the loop: the voice-activity model's CPU grows with the loud audio it hears.
     with metrics.timed_stage(Stage.SPEECH_PRESENCE):
         spoken = await resources.blocking.run(has_speech, command.pcm)
     if not spoken:

@@ -1,9 +1,10 @@
 """The process's one HTTP client for provider calls: one aiohttp session, bounded by us.
 
 Why aiohttp: in the raw floor for POST /v1/commands (bench/floor_commands.py), at 64 commands
-in flight, a command's server CPU was 3.4-3.8 ms with aiohttp, 5.4-5.6 ms with httpx spread over
-8 connection pools (httpcore re-scans its whole pool whenever a request starts or ends, and
-tries to import `sniffio` on every lock it makes) and 18-22 ms with httpx on one pool.
+in flight, a command cost the server the least CPU with aiohttp; httpx cost more spread over
+8 connection pools and several times as much on one (httpcore re-scans its whole pool whenever
+a request starts or ends, and tries to import `sniffio` on every lock it makes). The figures:
+docs/benchmarks.md, "Measured choices".
 
 The number of connections is bounded by our own slots, not by the connector's queue: a call
 that waits longer than `pool_wait_s` for a slot is `PoolFull` (we are the bottleneck: a quick
@@ -14,7 +15,8 @@ proxy named in the environment is used, read once per endpoint (`proxy_for`). A 
 meets a kept-alive connection the server has just closed is sent again once, on a new
 connection (`STALE_CONNECTION`).
 
-The TLS context is made once per process: loading the CA bundle cost about 0.2 s each time.
+The TLS context is made once per process: loading the CA bundle is slow enough to be felt by
+the call that would pay it (see docs/benchmarks.md, "Measured choices").
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ async def _read_bounded(response: aiohttp.ClientResponse, limit: int) -> bytes:
 def proxy_for(url: str) -> str | None:
     """The proxy the environment names for `url` (HTTP_PROXY, HTTPS_PROXY, NO_PROXY), as httpx
     read it, once per URL (an endpoint's two or three). Not aiohttp's trust_env: that reads
-    ~/.netrc again on every request (about 60 us of a command's CPU)."""
+    ~/.netrc again on every request, a file read on every provider call."""
     parts = urlsplit(url)
     proxy = urllib.request.getproxies().get(parts.scheme)
     if proxy is None or urllib.request.proxy_bypass(parts.hostname or ""):

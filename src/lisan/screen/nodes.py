@@ -15,7 +15,7 @@ id, tab indentation) is just text: it yields no node, and nothing in it is acted
 two node lines names no node at all (`parse_view_tree`). Unknown flags are ignored.
 
 Speed: one compiled regular expression per line, whose quoted parts are possessive (no
-backtracking into them), so a 64 KiB tree parses in a few milliseconds whatever it holds.
+backtracking into them), so a tree parses in time linear in its size whatever it holds.
 """
 
 from __future__ import annotations

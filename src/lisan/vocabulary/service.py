@@ -58,8 +58,8 @@ def _view(term: VocabularyTerm) -> TermView:
 
 
 async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> TermList:
-    # The rows are validated in one call, by their columns' names: a view built per row cost
-    # twice as much (88 against 48 us for 50 terms, alone).
+    # The rows are validated in one call, by their columns' names: a view built per row pays
+    # pydantic's entry once per term (see docs/benchmarks.md, "Measured choices").
     terms = await repository.list_terms(lookups, user_id)
     return TermList.model_validate({"terms": terms}, from_attributes=True)
 

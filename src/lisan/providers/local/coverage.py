@@ -9,7 +9,8 @@ forced onto a sentence, they leave much of the voiced time to silence, or stretc
 Fitted on the accuracy bench's Amharic commands against its out-of-grammar sentences (espeak-ng,
 `python -m bench.offline --language am-ET`), each bound with a margin past the worst command
 heard correctly (coverage 0.73; 13.3 frames a phone at 130 words a minute); reported on
-held-out sentences and on real read speech (docs/benchmarks.md, offline Amharic).
+held-out sentences and on real read speech (docs/benchmarks-history-2026.md, "Results,
+2026-11-28: offline Amharic, the coverage rule").
 """
 
 from __future__ import annotations

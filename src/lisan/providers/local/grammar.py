@@ -165,8 +165,9 @@ def _english_dictation() -> str:
     """A dictation verb then any sounds. The words after the verb are heard in a third pass
     (`recognizer.dictate`); this search only decides that the speech began with the verb. Inside
     the command grammar (at weight 1e-8) it took "tap voice call" for "type ..." on screens
-    with a text field (docs/benchmarks.md: English commands 78.1% -> 78.9% correct, refused 17.8%
-    -> 15.5%; without the garbage loop, 83.8% -> 87.9%)."""
+    with a text field (docs/benchmarks-history-2026.md, "dictation its own search": English
+    commands 78.1% -> 78.9% correct, refused 17.8% -> 15.5%; without the garbage loop, 83.8% ->
+    87.9%)."""
     loop = " | ".join(GARBAGE_WORDS)
     verbs = " | ".join(sorted(v.DICTATION_VERBS))
     typed = f"/1/ ( ( {verbs} ) <garbage> ) | /{NOT_DICTATION_WEIGHT}/ <garbage>"

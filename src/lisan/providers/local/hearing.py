@@ -37,7 +37,7 @@ from lisan.screen.actions import SCROLL_DIRECTIONS
 # speech fits easily (a real "no" agreed as "go home", "right" as "scroll right"). Amharic: how
 # far below Whisper's best pocketsphinx's command may be and still be asked about. From
 # `python -m bench.offline --calibrate`, fitted on one half of the bench's sentences and voices
-# and reported on the other (docs/benchmarks.md).
+# and reported on the other (docs/benchmarks-history-2026.md, "the offline provider's second ear").
 ENGLISH_CONFIDENT = 1.0
 ENGLISH_AGREEMENT_FLOOR = -1.0
 ENGLISH_FIXED_FLOOR = -1.0

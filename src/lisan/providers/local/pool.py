@@ -1,7 +1,7 @@
 """The decoder pool: pocketsphinx decodes off the event loop, in worker processes that forget.
 
-pocketsphinx holds the GIL while it decodes (a decode in a thread stalled the event loop for its
-whole 55 ms, measured), so decodes run in `workers` processes (spawned, not forked: the server
+pocketsphinx holds the GIL while it decodes (a decode in a thread stalls the event loop for as
+long as the decode lasts), so decodes run in `workers` processes (spawned, not forked: the server
 has threads and an event loop a fork would copy), each with its own decoder, made on first use
 and reused. Requests wait for a worker in a bounded queue; a full queue is refused at once
 (`PoolFull`, a 503 with `Retry-After`), so a burst of slow decodes never piles up without bound.
@@ -58,8 +58,8 @@ from lisan.providers.local.recognizer import Heard, Recognizer
 from lisan.providers.local.whisper import weights
 from lisan.providers.local.whisper.scorer import Scorer
 
-# A decode whose screen brings new words costs its process about 9 KiB once the caches are full
-# (measured: 23 new words a decode): 1000 decodes, about 9 MB.
+# A decode whose screen brings new words (a couple of dozen) costs its process about 9 KiB once
+# the caches are full: 1000 decodes, about 9 MB.
 RECYCLE_AFTER_DECODES = 1000
 RECYCLE_AFTER_S = 300.0  # the bound on how long any word stays in a decoder process
 DECODER_WORDS = 50_000  # words added to a decoder before it is made afresh: about 20 MB
@@ -193,12 +193,14 @@ _worker: tuple[Recognizer, Pronouncer] | None = None  # the worker process's own
 
 def _state() -> tuple[Recognizer, Pronouncer]:
     """The worker's recognizer and pronouncer, made on first use; the recognizer made afresh
-    once its decoder's dictionary has grown by DECODER_WORDS (0.15 s). The second ear's weights
-    load once per process (about 0.7 s), kept across those renewals."""
+    once its decoder's dictionary has grown by DECODER_WORDS (a decoder is slow to make, so it
+    is renewed rarely). The second ear's weights, slower still to load, load once per process
+    and are kept across those renewals."""
     global _worker
     if _worker is None:
         # numpy's BLAS would start a thread per core in each worker, which already is one of
-        # `workers` processes: twice the CPU for the same answer (measured).
+        # `workers` processes: the threads contend for the same cores and spend CPU for no
+        # better answer (see docs/benchmarks.md, "Measured choices").
         threadpool_limits(limits=1)
         _worker = (Recognizer(scorer=_load_scorer()), Pronouncer())
     elif _worker[0].added_words >= DECODER_WORDS:

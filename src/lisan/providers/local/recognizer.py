@@ -1,6 +1,6 @@
 """pocketsphinx decoding: one decoder per worker process of the pool (`pool`), reused, never
-shared. A decoder costs about 60 MB and 0.15 s to create, is not thread-safe, and holds the GIL
-while it decodes.
+shared. A decoder is costly to create (memory and time; see docs/offline-provider.md), is not
+thread-safe, and holds the GIL while it decodes.
 
 One decode:
 1. the request's closed grammar (`grammar`), with `bestpath` off; a hypothesis the grammar does
@@ -57,16 +57,16 @@ VERB_GAP_MIN = -0.0035
 # Segments of a hypothesis that are no word: silence, the sentence's ends, noise and fillers.
 NOT_WORDS = ("<", "[", "+", "(NULL)")
 # Words whose readings this decoder is known to hold, kept for the most recently used: one
-# forgotten is looked up in the decoder again (a few microseconds), never added twice.
+# forgotten is looked up in the decoder again (a cheap look-up), never added twice.
 CHECKED_WORDS = 8192
 # pocketsphinx's word insertion penalty (its default 0.65), read when a search is added, so each
 # language's searches get their own. The English garbage loop is a word per phone: a lower
 # penalty charges it by how long the speech lasts, where its prior alone is fixed per utterance
-# and slow or higher voices fell into it. English 0.3 (docs/benchmarks.md, penalty 0.3): commands
-# 79.1% -> 82.7%, real voices 79.8/72.1% -> 83.1/76.7% by pitch band, no more non-command speech
-# acted on; at 0.1 "call kebede" was heard as "click abebe" (another contact). Amharic stays at
-# 0.65: lower, more of its non-command sentences were ACCEPTED. A bench measures another English
-# one through `Recognizer(english_wip=...)`.
+# and slow or higher voices fell into it. English 0.3 (docs/benchmarks-history-2026.md, "a word
+# insertion penalty of 0.3"): commands 79.1% -> 82.7%, real voices 79.8/72.1% -> 83.1/76.7% by
+# pitch band, no more non-command speech acted on; at 0.1 "call kebede" was heard as "click
+# abebe" (another contact). Amharic stays at 0.65: lower, more of its non-command sentences were
+# ACCEPTED. A bench measures another English one through `Recognizer(english_wip=...)`.
 WORD_INSERTION_PENALTY = {Locale.EN_US: 0.3, Locale.AM_ET: 0.65}
 
 
@@ -235,7 +235,7 @@ class Recognizer:
         """The text one search hears in the whole recording ("" for nothing)."""
         decoder = self._decoder
         decoder.activate_search(search)
-        decoder.reinit_feat()  # a fresh noise and cepstral-mean estimate: 3 us
+        decoder.reinit_feat()  # a fresh noise and cepstral-mean estimate, next to free
         decoder.start_utt()
         decoder.process_raw(pcm, full_utt=True)
         decoder.end_utt()

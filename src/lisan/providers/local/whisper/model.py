@@ -72,9 +72,10 @@ class Whisper:
         self.decoder_heads = int(w["decoder/num_heads"])
         self.encoder_layers = _count_layers(w, "encoder")
         self.decoder_layers = _count_layers(w, "decoder")
-        # Every matrix is kept once, transposed for `x @ matrix` (30% faster than multiplying
-        # by a transposed view, measured): the linear layers' weights, and the embeddings,
-        # which are also the output projection (a token's embedding is a column of it).
+        # Every matrix is kept once, transposed for `x @ matrix` as a contiguous copy, on which
+        # the product runs faster than on a transposed view (see docs/benchmarks.md, "Measured
+        # choices"): the linear layers' weights, and the embeddings, which are also the output
+        # projection (a token's embedding is a column of it).
         self._t = {k: np.ascontiguousarray(v.T) for k, v in w.items() if "/linear_" in k
                    and k.endswith("/weight")}  # fmt: skip
         self._output = np.ascontiguousarray(w["decoder/embeddings/weight"].T)

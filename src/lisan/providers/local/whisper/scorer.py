@@ -11,7 +11,7 @@ score that says how well it fits.
   `PRIOR_WEIGHT` times the same candidate's mean on silence: what Whisper would say of no
   speech at all (an English model prefers "press send" to "press Kebede" before it hears
   anything). 0.6, not the study's 0.3: English commands 93.3% -> 95.4% (the female voice most),
-  with the gate's thresholds fitted again (docs/benchmarks.md).
+  with the gate's thresholds fitted again (docs/offline-provider.md, "Figures").
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Scored:
 
 
 class Scorer:
-    """One per decoder process: the weights load once (about 0.5 s and 200 MB)."""
+    """One per decoder process: the weights, large and slow to load, load once."""
 
     def __init__(
         self, weights: Weights, *, language: str | None = None, window_s: float | None = None
