@@ -1,8 +1,8 @@
 """The raw floor for POST /v1/commands beside the service in bench.commands: its data, its
 process and the check that it answers what the service answers.
 
-`bench/floor_commands.py` is a verbatim copy of `../shared/bench/floor_commands.py` (its
-docstring says what it does and leaves out). It gets a database of its own (a SQLite file or
+`bench/floors/floor_commands.py` is a verbatim copy of `../shared/bench/floor_commands.py`
+(its docstring says what it does and leaves out). It gets a database of its own (a SQLite file or
 the PostgreSQL database `lisan_floor_commands`), the same limits that never say no, the same
 fake provider, and is served as the service is: one uvicorn process on uvloop and httptools,
 pinned to the same core.
@@ -44,7 +44,7 @@ def floor_env(kind: str, provider_port: int, workdir: Path) -> dict[str, str]:
         "FLOOR_STORAGE": str(workdir / "floor-objects"),
     }
     made = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "floor_commands.py"), "make"],
+        [sys.executable, str(ROOT / "bench" / "floors" / "floor_commands.py"), "make"],
         env=env,
         capture_output=True,
         text=True,
@@ -66,7 +66,7 @@ def floor_command(port: int, core: str | None) -> list[str]:
         sys.executable,
         "-m",
         "uvicorn",
-        "bench.floor_commands:app",
+        "bench.floors.floor_commands:app",
         "--port",
         str(port),
         "--loop",

@@ -4,9 +4,9 @@ PostgreSQL.
     .venv/bin/python -m bench.routes [--database sqlite|postgres|both] [--rounds 5]
                                      [--route users-me ...] [--profile FILE]
 
-The floors are `bench/floors.py`: the shared floor (`bench/floor_app.py`, a verbatim copy of
-`../shared/bench/floor_app.py`, for `/v1/users/me` and `/v1/vocabulary`) and the ones written
-in its style for app-grants, entitlement and telemetry. The service and the floor each run as
+The floors are `bench/floors/floor_routes.py`: the shared floor (`bench/floors/floor_app.py`, a
+verbatim copy of `../shared/bench/floor_app.py`, for `/v1/users/me` and `/v1/vocabulary`) and
+the ones written in its style for app-grants, entitlement and telemetry. The service and the floor each run as
 one uvicorn process pinned to core 0 (`taskset`), each on a database of its own holding the
 same data (one user and device, 50 vocabulary terms, 8 apps decided 12 times); wrk (one thread,
 on the other cores with this bench) loads them in alternating rounds. Reported per route:
@@ -33,7 +33,6 @@ from pathlib import Path
 
 import httpx
 
-from bench import floor_app
 from bench.common import (
     cpu_seconds,
     free_port,
@@ -45,7 +44,8 @@ from bench.common import (
     wrk_field,
     wrk_millis,
 )
-from bench.floors import PACKAGES
+from bench.floors import floor_app
+from bench.floors.floor_routes import PACKAGES
 from bench.service import UNREFUSED_LIMITS
 
 POSTGRES = "postgresql://postgres@127.0.0.1:5432/"
@@ -152,11 +152,11 @@ def run(
         **UNREFUSED_LIMITS,
     }
     floor_env = {**env, **floor_env}
-    subprocess.run([sys.executable, "-m", "bench.floors", "setup"], env=floor_env, check=True)
+    subprocess.run([sys.executable, "-m", "bench.floors.floor_routes", "setup"], env=floor_env, check=True)
     service_port, floor_port = free_port(), free_port()
     pinned = ["taskset", "-c", SERVER_CORE, sys.executable]
     service_cmd = [*pinned, "-m", "lisan", "serve", "--port", str(service_port)]
-    floor_cmd = [*pinned, "-m", "uvicorn", "bench.floors:app", "--port", str(floor_port)]
+    floor_cmd = [*pinned, "-m", "uvicorn", "bench.floors.floor_routes:app", "--port", str(floor_port)]
     floor_cmd += ["--no-access-log", "--log-level", "warning"]
     service_url, floor_url = f"http://127.0.0.1:{service_port}", f"http://127.0.0.1:{floor_port}"
     results: dict[str, tuple[Sample, Sample]] = {}

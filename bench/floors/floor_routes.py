@@ -1,9 +1,10 @@
 """The raw-driver floors for every route `bench.routes` measures, in one Starlette app.
 
-`GET /v1/users/me` and `GET /v1/vocabulary` are the shared floor's own (`bench/floor_app.py`, a
-verbatim copy of `../shared/bench/floor_app.py`): its routes, its connection, its token
-look-up. This module adds, in its style (raw driver, nothing beyond Starlette, orjson), the
-floors the issue asks to be written here, each doing the database work its route does:
+`GET /v1/users/me` and `GET /v1/vocabulary` are the shared floor's own (`floor_app.py` beside
+this module, a verbatim copy of `../shared/bench/floor_app.py`): its routes, its connection, its
+token look-up. This module, written here and held to the house's lint, adds in its style (raw
+driver, nothing beyond Starlette, orjson) the floors the issue asks to be written here, each
+doing the database work its route does:
 
 - `GET /v1/app-grants`: the token look-up, then the latest decision per package of the user
   (one indexed query, as `lisan.grants.repository` asks it), sorted by package name;
@@ -14,9 +15,9 @@ floors the issue asks to be written here, each doing the database work its route
   buffer in batches (one multi-row insert per batch, ids already taken left alone), as the
   service's writer does.
 
-Make the data (`python -m bench.floors setup`, into a fresh database named by FLOOR_DB or
-FLOOR_PG as for the shared floor; not `make`, which the shared floor's module acts on as it is
-imported), then serve `bench.floors:app` under uvicorn.
+Make the data (`python -m bench.floors.floor_routes setup`, into a fresh database named by
+FLOOR_DB or FLOOR_PG as for the shared floor; not `make`, which the shared floor's module acts
+on as it is imported), then serve `bench.floors.floor_routes:app` under uvicorn.
 """
 
 from __future__ import annotations
@@ -37,8 +38,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from bench import floor_app
-from bench.floor_app import UNAUTHORIZED, lookup, state
+from bench.floors import floor_app
+from bench.floors.floor_app import UNAUTHORIZED, lookup, state
 
 SESSION_USER = "select user_id from sessions where token_hash = {p}"
 TOKEN_HASH = hashlib.sha256(floor_app.TOKEN.encode()).hexdigest()
