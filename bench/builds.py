@@ -7,12 +7,12 @@ or saves, measured in the server rather than in a micro-benchmark.
 Each build is a source tree (`SRC`, a checkout or a copy holding `src/lisan`; `.` is this one)
 with optional `LISAN_*` settings of its own. Each runs as `lisan serve` pinned to core 0 on a
 database of its own (SQLite, or a fresh one on the local PostgreSQL) holding the bench's data
-(`bench.routes.fill_service`); wrk (on the other cores, with this bench) loads them in turn,
-round after round. Reported: each build's median server CPU per request and requests/s. To
+(`bench.speed.hot_routes.fill_service`); wrk (on the other cores, with this bench) loads them
+in turn, round after round. Reported: each build's median server CPU per request and requests/s. To
 price one layer, copy the tree, remove the layer, and run both:
 `bench.builds base=. without-log=/tmp/copy`. With --profile FILE, py-spy records each build
-through its first round (`FILE.<name>`; the mode as `bench.common.profiled` reads it), so what
-a removal leaves can be read build beside build.
+through its first round (`FILE.<name>`; the mode as `bench.speed.profiling.profiled` reads
+it), so what a removal leaves can be read build beside build.
 """
 
 from __future__ import annotations
@@ -23,36 +23,14 @@ import os
 import re
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
-from bench.common import (
-    ROOT,
-    free_port,
-    fresh_service_database,
-    pin_load_away_from,
-    process,
-    profiled,
-)
-from bench.routes import ROUTES, SERVER_CORE, Sample, check, fill_service, median, wrk
-from bench.service import UNREFUSED_LIMITS
-
-
-@dataclass(frozen=True)
-class Build:
-    name: str
-    source: Path
-    settings: dict[str, str]
-
-    @classmethod
-    def parse(cls, text: str) -> Build:
-        name, _, rest = text.partition("=")
-        source, _, settings = rest.partition(":")
-        pairs = dict(item.split("=", 1) for item in settings.split(",") if item)
-        path = (ROOT if source in ("", ".") else Path(source)).resolve()
-        if not (path / "src" / "lisan").is_dir():
-            raise SystemExit(f"{name}: no src/lisan under {path}")
-        return cls(name, path, pairs)
+from bench.kit.servers import ROOT, free_port, fresh_service_database, process
+from bench.speed.build import Build
+from bench.speed.hot_routes import ROUTES, SERVER_CORE, check, fill_service
+from bench.speed.profiling import pin_load_away_from, profiled
+from bench.speed.service import UNREFUSED_LIMITS
+from bench.speed.wrk import Sample, median, wrk
 
 
 def database_url(kind: str, build: Build, workdir: Path) -> str:

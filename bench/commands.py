@@ -79,31 +79,21 @@ from typing import Any
 
 import httpx
 
-from bench.builds import Build
-from bench.commands_floor import answer, floor_command, floor_env, floor_headers, same_answer
-from bench.commands_measures import FloorRound, Load, Memory, Results, Round
-from bench.commands_report import (
+from bench.kit.cpu import cpu_seconds, machine_cpu, postgres_cpu_seconds, process_tree
+from bench.kit.servers import ROOT, free_port, fresh_service_database, process
+from bench.speed.build import Build
+from bench.speed.commands_floor import answer, floor_command, floor_env, floor_headers, same_answer
+from bench.speed.commands_measures import FloorRound, Load, Memory, Results, Round
+from bench.speed.commands_report import (
     print_beside_round,
     print_floor_round,
     print_ratio,
     print_round,
     print_table,
 )
-from bench.common import (
-    ROOT,
-    cpu_seconds,
-    free_port,
-    fresh_service_database,
-    machine_cpu,
-    pin_load_away_from,
-    postgres_cpu_seconds,
-    process,
-    process_tree,
-    profiled,
-    wrk_field,
-    wrk_millis,
-)
-from bench.service import LAUNCHER, VIEW_TREE, ready_device, server_env
+from bench.speed.profiling import pin_load_away_from, profiled
+from bench.speed.service import LAUNCHER, VIEW_TREE, ready_device, server_env
+from bench.speed.wrk import wrk_field, wrk_millis
 from lisan.testing.speech import b64, padded, spoken
 
 LUA_SCRIPT = ROOT / "bench" / "commands.lua"

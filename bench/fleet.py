@@ -77,17 +77,10 @@ import httpx
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench.common import (
-    cpu_seconds,
-    free_port,
-    fresh_postgres_database,
-    machine_cpu,
-    percentile,
-    postgres_cpu_seconds,
-    process,
-    wait_for,
-)
-from bench.service import LAUNCHER, TELEGRAM, VIEW_TREE
+from bench.kit.cpu import cpu_seconds, machine_cpu, postgres_cpu_seconds
+from bench.kit.figures import percentile
+from bench.kit.servers import free_port, fresh_postgres_database, process, wait_for
+from bench.speed.service import LAUNCHER, TELEGRAM, VIEW_TREE
 from lisan.testing.speech import b64, padded, spoken
 
 DATABASE = "lisan_bench_fleet"

@@ -53,10 +53,10 @@ from typing import Any
 import httpx
 import numpy as np
 
-from bench.common import ROOT, free_port, process
-from bench.offline_cases import AMHARIC
-from bench.service import TELEGRAM, server_env
-from bench.service import ready_device as commands_device
+from bench.accuracy.cases import AMHARIC
+from bench.kit.servers import ROOT, free_port, process
+from bench.speed.service import TELEGRAM, server_env
+from bench.speed.service import ready_device as commands_device
 from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
 from lisan.providers.openai.transcription import transcript_from

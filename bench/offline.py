@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.offline [--quick] [--json FILE]
 
-Speaks every case of `bench/offline_cases.py` with espeak-ng (English at two voices and two
+Speaks every case of `bench/accuracy/cases.py` with espeak-ng (English at two voices and two
 rates, Amharic at two rates), converts it with sox to 16 kHz mono 16-bit PCM padded to 2 s,
 and runs each through what POST /v1/commands runs: the speech gate, the local transcriber and
 the confidence gate at LISAN_CONFIDENCE_THRESHOLD's default, the local planner, and the safety
@@ -22,21 +22,17 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 import wave
-import zlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Iterable
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import numpy as np
-from threadpoolctl import threadpool_limits
 
-from bench.common import add_decoder_settings
-from bench.offline_cases import (
+from bench.accuracy.cases import (
     AMHARIC,
     DICTATION_AMHARIC,
     DICTATION_ENGLISH,
@@ -50,179 +46,23 @@ from bench.offline_cases import (
     Case,
     Step,
 )
-from bench.offline_gate import calibrate_gate
-from lisan import say
+from bench.accuracy.confidence_fit import calibrate
+from bench.accuracy.decoding import Decoding, add_decoder_settings
+from bench.accuracy.gate import calibrate_gate
+from bench.accuracy.outcomes import Answer, Outcome, Report
+from bench.accuracy.route import planned
+from bench.accuracy.speech import SAMPLE_RATE, noises, speak
+from bench.kit.figures import pct
 from lisan.commands.audio import has_speech, is_loud
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.plans.rules import validate_plan
-from lisan.plans.safe import PlanRejected
 from lisan.providers.base import Expected, Screen
-from lisan.providers.local import hearing, planner
 from lisan.providers.local.confidence import Evidence
-from lisan.providers.local.grammar import GARBAGE_WEIGHT, build
-from lisan.providers.local.hearing import Candidate, Verdict
-from lisan.providers.local.phones import Pronouncer
-from lisan.providers.local.pool import DECODER_WORDS, Request
 from lisan.providers.local.provider import request_for, transcript_of
-from lisan.providers.local.recognizer import WORD_INSERTION_PENALTY, Heard, Recognizer
-from lisan.providers.local.whisper import weights
-from lisan.providers.local.whisper.scorer import Scored, Scorer
-from lisan.screen.viewtree import ViewTree
 
-SAMPLE_RATE = 16_000
-SECONDS = 2.0
 ENGLISH_VOICES = [("en-us", 140), ("en-us", 175), ("en-us+f3", 140), ("en-us+f3", 175)]
 AMHARIC_VOICES = [("am", 130), ("am", 160)]
 SHARED_SPEECH = Path(__file__).resolve().parents[2] / "shared" / "speech"
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    status: str
-    reason: str | None
-    transcript: str
-    steps: list[tuple[str, str | None]]
-    cpu_ms: float
-    confidence: float | None
-    evidence: Evidence | None
-    replay: Replay | None = None
-
-
-@dataclass
-class Outcome:
-    kind: str  # command, out_of_grammar, silence
-    language: str
-    said: str
-    voice: str
-    status: str  # ACCEPTED, CONFIRMATION_REQUIRED, REPROMPT, REJECTED
-    reason: str | None
-    transcript: str
-    correct: bool
-    cpu_ms: float
-    confidence: float | None = None
-    features: tuple[float, float] | None = None
-    loud: bool = True  # what the energy stage of the speech gate alone would say
-    replay: Replay | None = None
-    screen: str = ""
-    expected: tuple[Step, ...] | None = None  # a command's right steps
-
-
-@dataclass
-class Decoding:
-    """What a decoder process runs (`pool.hear_in_worker`), run in this process, so that its
-    CPU is this process's to measure, with the two settings a measurement may move: the English
-    word insertion penalty (`--english-wip`) and the garbage loop's prior (`--garbage-weight`)."""
-
-    english_wip: float = WORD_INSERTION_PENALTY[Locale.EN_US]
-    garbage_weight: str = GARBAGE_WEIGHT
-    pronouncer: Pronouncer = field(default_factory=Pronouncer)
-    recognizer: Recognizer | None = None
-    scorer: Scorer | None = None
-    options: dict[str, str] = field(default_factory=dict)  # pocketsphinx settings to measure
-    # What the second ear was last given: pocketsphinx's hypothesis, the candidates and
-    # Whisper's scores (`--calibrate` replays the gate on them at other thresholds).
-    last: Replay | None = None
-
-    def hear(self, pcm: bytes, request: Request) -> Heard:
-        self.last = None
-        if self.scorer is None:
-            threadpool_limits(limits=1)  # as a decoder process runs
-            self.scorer = Scorer(weights.load())
-        if self.recognizer is None or self.recognizer.added_words >= DECODER_WORDS:
-            self.recognizer = Recognizer(
-                options=self.options,
-                english_wip=self.english_wip,
-                scorer=self.scorer,
-                judge=self._judge,
-            )
-        grammar = build(
-            request.expected, request.language, self.pronouncer, garbage_weight=self.garbage_weight
-        )
-        return self.recognizer.hear(
-            pcm, grammar, request.language, request.dictation, request.refuse_below
-        )
-
-    def _judge(
-        self, decoded: str, scored: Scored, heard: Sequence[Candidate], language: Locale
-    ) -> Verdict:
-        self.last = Replay(
-            decoded, list(scored.scores), [c.text for c in heard], [c.decoded for c in heard]
-        )
-        return hearing.judge(decoded, scored, heard, language)
-
-
-@dataclass(frozen=True, slots=True)
-class Replay:
-    decoded: str
-    scores: list[float]
-    texts: list[str]
-    decoded_flags: list[bool]
-
-
-@dataclass
-class Report:
-    outcomes: list[Outcome] = field(default_factory=list)
-
-    def share(self, kind: str, language: str, test: str) -> tuple[int, int]:
-        chosen = [o for o in self.outcomes if o.kind == kind and o.language == language]
-        hits = sum(1 for o in chosen if _test(o, test))
-        return hits, len(chosen)
-
-
-def _test(outcome: Outcome, test: str) -> bool:
-    if test == "correct":
-        return outcome.correct
-    if test == "exact":
-        return outcome.transcript == _words(outcome.said)
-    if test == "refused":
-        return outcome.status == "REPROMPT"
-    if test == "no_speech":
-        return outcome.reason == "no_speech"
-    if test == "planned":
-        return outcome.status in {"ACCEPTED", "CONFIRMATION_REQUIRED"}
-    raise ValueError(test)
-
-
-def speak(text: str, voice: str, rate: int) -> bytes:
-    return _padded(say.speak(text, voice, rate))
-
-
-def _padded(pcm: bytes, seconds: float = SECONDS) -> bytes:
-    wanted = int(seconds * SAMPLE_RATE) * 2
-    return pcm[:wanted] if len(pcm) >= wanted else pcm + b"\0" * (wanted - len(pcm))
-
-
-def noises() -> list[tuple[str, bytes]]:
-    """Silence and noise, 2 s each: digital silence, a quiet and a loud hiss, a hum, silence
-    with a DC offset, brown and pink noise, and loud sounds that are no voice (keyboard clicks,
-    door knocks, beeps: the energy stage alone calls them speech)."""
-    rng = np.random.default_rng(11)
-    n = int(SECONDS * SAMPLE_RATE)
-    t = np.arange(n) / SAMPLE_RATE
-    clips = [
-        ("silence", np.zeros(n)),
-        ("quiet hiss", rng.normal(0, 60, n)),
-        ("loud hiss", rng.normal(0, 3000, n)),
-        ("mains hum", 2000 * np.sin(2 * np.pi * 50 * t)),
-        ("offset silence", np.full(n, -2000.0) + rng.normal(0, 30, n)),
-    ]
-    for name, per_second, level in (("keyboard clicks", 8, 4000), ("door knocks", 2, 12000)):
-        x = rng.normal(0, 20, n)
-        burst = level * rng.normal(0, 1, 400) * np.exp(-np.arange(400) / 60)
-        for start in rng.integers(0, n - 400, int(per_second * SECONDS)):
-            x[start : start + 400] += burst
-        clips.append((name, x))
-    clips.append(("beeps", 6000 * np.sign(np.sin(2 * np.pi * 880 * t)) * ((t * 2) % 1 < 0.5)))
-    pcm = [(name, np.clip(x, -32768, 32767).astype("<i2").tobytes()) for name, x in clips]
-    for color in ("brownnoise", "pinknoise"):
-        raw = subprocess.run(
-            ["sox", "-R", "-n", "-t", "raw", "-r", "16000", "-c", "1", "-b", "16", "-e",
-             "signed-integer", "-", "synth", str(SECONDS), color, "vol", "0.3"],
-            capture_output=True, check=True,
-        ).stdout  # fmt: skip
-        pcm.append((color, _padded(raw)))
-    return pcm
 
 
 def run_one(
@@ -254,34 +94,6 @@ def run_one(
     text, confidence = transcript.text, transcript.confidence
     status, reason, steps = planned(text, confidence, language, screen_key, threshold)
     return answer(status, reason, text, steps, confidence)
-
-
-def planned(
-    text: str, confidence: float | None, language: Locale, screen_key: str, threshold: float
-) -> tuple[str, str | None, list[Step]]:
-    """What the route answers for a transcript: status, reason, steps."""
-    screen = SCREENS[screen_key]
-    seen = Screen(screen.package, screen.tree, granted=screen.package in GRANTED)
-    if not text.strip():
-        return "REPROMPT", "empty_transcript", []
-    if confidence is not None and confidence < threshold:
-        return "REPROMPT", "low_confidence", []
-    raw = planner.plan(text, seen, language, GRANTED)
-    try:
-        if not raw["steps"]:
-            raise PlanRejected(raw.get("reason", "nothing_to_do"))
-        plan = validate_plan(
-            raw, ViewTree(screen.tree), set(GRANTED), current_package=screen.package
-        )
-    except PlanRejected as rejected:
-        return "REJECTED", rejected.reason, []
-    confirm = plan.requires_confirmation(transcriber_confident=confidence is not None)
-    steps = [(s.action_type, s.target_node_id) for s in plan.steps]
-    return ("CONFIRMATION_REQUIRED" if confirm else "ACCEPTED"), None, steps
-
-
-def _words(text: str) -> str:
-    return " ".join(text.lower().replace("-", " ").split())
 
 
 def bench(
@@ -417,25 +229,25 @@ def summary(report: Report) -> dict[str, object]:
             "distinct": len(
                 {o.said for o in report.outcomes if o.kind == "command" and o.language == language}
             ),
-            "correct_plans": _pct(correct, total),
-            "exact_transcripts": _pct(exact, total),
-            "in_grammar_refused": _pct(refused, total),
-            "out_of_grammar_reprompted": _pct(oog, oog_total),
-            "silence_and_noise_no_speech": _pct(silent, silent_total),
-            "silence_and_noise_no_speech_energy_only": _pct(
+            "correct_plans": pct(correct, total),
+            "exact_transcripts": pct(exact, total),
+            "in_grammar_refused": pct(refused, total),
+            "out_of_grammar_reprompted": pct(oog, oog_total),
+            "silence_and_noise_no_speech": pct(silent, silent_total),
+            "silence_and_noise_no_speech_energy_only": pct(
                 sum(not o.loud for o in quiet), silent_total
             ),
         }
     dictated = [o for o in report.outcomes if o.kind == "dictation" and o.language == "en-US"]
     if dictated:
         lines["en-US_dictation"] = {
-            "read_back_as_typing": _pct(sum(o.correct for o in dictated), len(dictated)),
-            "words_exact": _pct(sum(o.transcript == o.said for o in dictated), len(dictated)),
+            "read_back_as_typing": pct(sum(o.correct for o in dictated), len(dictated)),
+            "words_exact": pct(sum(o.transcript == o.said for o in dictated), len(dictated)),
         }
     declined = [o for o in report.outcomes if o.kind == "dictation" and o.language == "am-ET"]
     if declined:
         lines["am-ET_dictation"] = {
-            "declined_as_unsupported": _pct(sum(o.correct for o in declined), len(declined)),
+            "declined_as_unsupported": pct(sum(o.correct for o in declined), len(declined)),
         }
     for language in ("en-US", "am-ET"):
         commands = [o for o in report.outcomes if o.kind == "command" and o.language == language]
@@ -444,7 +256,7 @@ def summary(report: Report) -> dict[str, object]:
             by_voice.setdefault(o.voice, []).append(o)
         if by_voice:
             lines[f"{language}_by_voice"] = {
-                voice: _pct(sum(o.correct for o in said), len(said))
+                voice: pct(sum(o.correct for o in said), len(said))
                 for voice, said in sorted(by_voice.items())
             }
     cpu = [o.cpu_ms for o in report.outcomes if o.kind == "command"]
@@ -456,11 +268,11 @@ def summary(report: Report) -> dict[str, object]:
         spoken = [o for o in report.outcomes if o.kind == kind and o.language == "am-ET"]
         if spoken:
             lines[f"am-ET_{kind}"] = {
-                "refused": _pct(
+                "refused": pct(
                     sum(o.status in {"REPROMPT", "REJECTED"} for o in spoken), len(spoken)
                 ),
-                "accepted": _pct(sum(o.status == "ACCEPTED" for o in spoken), len(spoken)),
-                "confirmation_required": _pct(
+                "accepted": pct(sum(o.status == "ACCEPTED" for o in spoken), len(spoken)),
+                "confirmation_required": pct(
                     sum(o.status == "CONFIRMATION_REQUIRED" for o in spoken), len(spoken)
                 ),
             }
@@ -468,91 +280,20 @@ def summary(report: Report) -> dict[str, object]:
     background = [o for o in report.outcomes if o.kind == "real_background"]
     if words:
         lines["real_voices"] = {
-            "words_refused": _pct(
+            "words_refused": pct(
                 sum(o.status != "ACCEPTED" and o.status != "CONFIRMATION_REQUIRED" for o in words),
                 len(words),
             ),
-            "words_no_speech": _pct(sum(o.reason == "no_speech" for o in words), len(words)),
-            "words_no_speech_energy_only": _pct(sum(not o.loud for o in words), len(words)),
-            "background_no_speech": _pct(
+            "words_no_speech": pct(sum(o.reason == "no_speech" for o in words), len(words)),
+            "words_no_speech_energy_only": pct(sum(not o.loud for o in words), len(words)),
+            "background_no_speech": pct(
                 sum(o.reason == "no_speech" for o in background), len(background)
             ),
-            "background_no_speech_energy_only": _pct(
+            "background_no_speech_energy_only": pct(
                 sum(not o.loud for o in background), len(background)
             ),
         }
     return lines
-
-
-# Where the gate sits: the share of the commands the grammar heard that it may refuse. English
-# already loses about a tenth of its commands to the garbage loop (`grammar.GARBAGE_WEIGHT`).
-GATE_SHARE = {"en-US": 0.01, "am-ET": 0.01}
-
-
-def calibrate(report: Report) -> dict[str, object]:
-    """Fit the confidence model per language; figures on held-out sentences (two folds)."""
-    result: dict[str, object] = {}
-    for language in ("en-US", "am-ET"):
-        chosen = [o for o in report.outcomes if o.language == language]
-        commands = [o for o in chosen if o.kind == "command"]
-        oog = [o for o in chosen if o.kind == "out_of_grammar"]
-        if not any(o.features for o in commands):  # not run, or judged by the second ear
-            continue
-        held_out: dict[int, float] = {}
-        for fold in (0, 1):
-            train = [o for o in commands + oog if o.features and _fold(o.said) != fold]
-            weights = _fit(train, GATE_SHARE[language])
-            for o in commands + oog:
-                if o.features and _fold(o.said) == fold:
-                    held_out[id(o)] = _score(weights, o.features)
-        kept = {id(o) for o in commands + oog if held_out.get(id(o), -1.0) >= 0}
-        weights = _fit([o for o in commands + oog if o.features], GATE_SHARE[language])
-        words = [o for o in chosen if o.kind == "real_word" and o.reason != "no_speech"]
-        real_kept = sum(1 for o in words if o.features and _score(weights, o.features) >= 0)
-        result[language] = {
-            "held_out": {
-                "in_grammar_refused": _pct(sum(id(o) not in kept for o in commands), len(commands)),
-                "correct_plans_kept": _pct(
-                    sum(o.correct and id(o) in kept for o in commands), len(commands)
-                ),
-                "out_of_grammar_refused": _pct(sum(id(o) not in kept for o in oog), len(oog)),
-                "real_words_refused": _pct(len(words) - real_kept, len(words)),
-            },
-            "weights": [round(w, 3) for w in weights],
-        }
-    return result
-
-
-def _fold(sentence: str) -> int:
-    return zlib.crc32(sentence.encode()) % 2
-
-
-def _score(weights: list[float], features: tuple[float, ...]) -> float:
-    *slopes, intercept = weights
-    return intercept + sum(w * x for w, x in zip(slopes, features, strict=True))
-
-
-def _fit(outcomes: list[Outcome], gate_share: float) -> list[float]:
-    """Logistic regression (Newton's method, a little ridge), then the intercept moved so that
-    a score of 0 (confidence 0.5) refuses `gate_share` of the commands."""
-    x = np.array([[*o.features, 1.0] for o in outcomes if o.features])
-    y = np.array([o.kind == "command" for o in outcomes if o.features], dtype=float)
-    beta = np.zeros(x.shape[1])
-    ridge = 1e-3 * np.eye(x.shape[1])
-    for _ in range(50):
-        p = 1 / (1 + np.exp(-x @ beta))
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge
-        step = np.linalg.solve(hessian, x.T @ (y - p) - ridge @ beta)
-        beta += step
-        if np.abs(step).max() < 1e-9:
-            break
-    command_scores = np.sort(x[y == 1] @ beta)
-    beta[-1] -= command_scores[int(gate_share * len(command_scores))]
-    return [float(b) for b in beta]
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
 
 
 def main() -> None:

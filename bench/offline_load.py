@@ -24,8 +24,9 @@ from pathlib import Path
 
 import httpx
 
-from bench.common import cpu_seconds, free_port, process
-from bench.offline_cases import SCREENS
+from bench.accuracy.cases import SCREENS
+from bench.kit.cpu import cpu_seconds
+from bench.kit.servers import free_port, process
 from lisan import say
 
 SENTENCES = ["tap send", "scroll down", "go back", "tap abebe", "open telegram", "call kebede"]

@@ -41,10 +41,10 @@ from typing import Any
 
 import httpx
 
-from bench.common import ROOT, free_port, process
+from bench.accuracy.cases import ENGLISH, SCREENS
 from bench.interop import forwarding_fake
-from bench.offline_cases import ENGLISH, SCREENS
-from bench.service import server_env
+from bench.kit.servers import ROOT, free_port, process
+from bench.speed.service import server_env
 from lisan.plans.consequence import what_it_does
 from lisan.say import speak
 from lisan.screen.viewtree import ViewTree

@@ -28,7 +28,8 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bench.common import add_decoder_settings
+from bench.accuracy.decoding import add_decoder_settings
+from bench.kit.figures import pct
 from lisan.core.locale import Locale
 from lisan.providers.local.grammar import GARBAGE_WEIGHT, GARBAGE_WORDS, Grammar
 from lisan.providers.local.hearing import ENGLISH_CONFIDENT
@@ -161,12 +162,12 @@ def summary(clips: list[Clip]) -> dict[str, object]:
         table[band] = {
             "clips": n,
             "median_f0_hz": _median_f0(chosen),
-            "closed_grammar_alone": _pct(closed, n),
-            "with_garbage_loop": _pct(guarded, n),
-            "taken_by_garbage_loop": _pct(garbage, n),
-            "whisper_closed_set": _pct(whisper, n),
-            "both_ears_agree_and_right": _pct(agreed, n),
-            "second_ear_gate_right": _pct(acted, n),
+            "closed_grammar_alone": pct(closed, n),
+            "with_garbage_loop": pct(guarded, n),
+            "taken_by_garbage_loop": pct(garbage, n),
+            "whisper_closed_set": pct(whisper, n),
+            "both_ears_agree_and_right": pct(agreed, n),
+            "second_ear_gate_right": pct(acted, n),
         }
     return table
 
@@ -174,10 +175,6 @@ def summary(clips: list[Clip]) -> dict[str, object]:
 def _median_f0(clips: list[Clip]) -> float | None:
     voiced = [c.f0 for c in clips if not np.isnan(c.f0)]
     return round(float(np.median(voiced)), 1) if voiced else None
-
-
-def _pct(part: int, whole: int) -> str:
-    return f"{part}/{whole} ({100 * part / whole:.1f}%)" if whole else "0/0"
 
 
 def main() -> None:

@@ -30,8 +30,7 @@ from pathlib import Path
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bench.offline import planned, speak
-from bench.offline_cases import (
+from bench.accuracy.cases import (
     AMHARIC,
     GRANTED,
     OUT_OF_GRAMMAR_AMHARIC,
@@ -39,6 +38,8 @@ from bench.offline_cases import (
     SCREENS,
     VOCABULARY,
 )
+from bench.accuracy.route import planned
+from bench.accuracy.speech import speak
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Screen
 from lisan.providers.local.grammar import EMPTY_SLOTS, build

@@ -19,8 +19,8 @@ from typing import Any
 
 import httpx
 
-from bench.common import ROOT, fresh_postgres_database
-from bench.service import HUGE_LIMIT
+from bench.kit.servers import ROOT, fresh_postgres_database
+from bench.speed.service import HUGE_LIMIT
 
 FLOOR_DATABASE = "lisan_floor_commands"
 IDEMPOTENCY_KEY = "00000000-0000-4000-8000-000000000000"

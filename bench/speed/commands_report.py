@@ -7,8 +7,8 @@ import os
 import statistics
 from collections import Counter
 
-from bench.commands_measures import RSS_EARLY_S, FloorRound, Load, Results, Round
-from bench.common import percentile
+from bench.kit.figures import percentile
+from bench.speed.commands_measures import RSS_EARLY_S, FloorRound, Load, Results, Round
 from lisan.commands.stages import Stage
 
 
