@@ -9,7 +9,7 @@ The measurement: 64 clients (200 for the overload run), each sending a 5-second 
 speech, "open telegram", padded to 5 s), with a provider that answers after 300 ms. Per
 database, on a fresh one: the fake provider (lisan/testing/openai_server.py), `lisan serve`
 (--workers, default 1; default INFO logging sent to /dev/null) and, unless --no-floor, the raw
-floor (bench/commands_floor.py) run as separate processes, both servers pinned to --core;
+floor (bench/speed/commands_floor.py) run as separate processes, both servers pinned to --core;
 one device is registered and granted Telegram; wrk (bench/commands.lua) posts the same body
 with a new X-Idempotency-Key on every request: a 3 s warm-up, then --rounds measured rounds (2) of
 --seconds each, each followed by a round of the floor. The headline figure is the
@@ -50,8 +50,8 @@ command wrk saw answered): a change's before and after in one run, alternating, 
 ratio to the same floor.
 
 With --profile FILE, py-spy records the server (raw, folded stacks; see
-`bench.common.profiled`) for up to 15 s of round 1 of each database (FILE gets the database's
-name as a suffix); with --server-log FILE, the server's log (stderr) is appended to FILE
+`bench.speed.profiling.profiled`) for up to 15 s of round 1 of each database (FILE gets the
+database's name as a suffix); with --server-log FILE, the server's log (stderr) is appended to FILE
 instead of going to /dev/null.
 Needs `wrk`, espeak-ng and sox and, for PostgreSQL, the server at 127.0.0.1:5432.
 """

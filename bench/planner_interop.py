@@ -10,7 +10,7 @@ OpenAI server forwards every plan request and records the answer, while it answe
 transcription with the command's own words (confident). Then `lisan serve` (SQLite,
 LISAN_PROVIDER=openai, the plan format of `--format`, json_object by default) is sent:
 
-- the English commands of the offline bench's screens (`bench.offline_cases`), one each;
+- the English commands of the offline bench's screens (`bench.accuracy.cases`), one each;
 - prompt-injection pairs: the same command on the same screen, without and with a line of
   screen text that tells the planner what to do.
 

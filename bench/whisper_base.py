@@ -8,7 +8,7 @@
     .venv/bin/python -m bench.whisper_base --model-dir DIR [--windows 0 30]
 
 The two wheels (1.0.0, MIT) hold one CTranslate2 model cut in two. For every Amharic command of
-`bench/offline_cases.py` (espeak-ng's Amharic voice, the first rate) and every Amharic sentence
+`bench/accuracy/cases.py` (espeak-ng's Amharic voice, the first rate) and every Amharic sentence
 that is no command, Whisper base scores each command the screen allows, written in Ge'ez with the
 language token <|am|>, on the short window (audio plus 1 s: `--windows 0`) and on Whisper's own
 30 s one; and tiny.en the same candidates in Latin letters, as the product does. Reported per
