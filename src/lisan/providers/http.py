@@ -1,6 +1,6 @@
 """The process's one HTTP client for provider calls: one aiohttp session, bounded by us.
 
-Why aiohttp: in the raw floor for POST /v1/commands (bench/floor_commands.py), at 64 commands
+Why aiohttp: in the raw floor for POST /v1/commands (bench/floors/floor_commands.py), at 64 commands
 in flight, a command cost the server the least CPU with aiohttp; httpx cost more spread over
 8 connection pools and several times as much on one (httpcore re-scans its whole pool whenever
 a request starts or ends, and tries to import `sniffio` on every lock it makes). The figures:
