@@ -1,10 +1,10 @@
 """The process's one HTTP client for provider calls: one aiohttp session, bounded by us.
 
-Why aiohttp: in the raw floor for POST /v1/commands (bench/floors/floor_commands.py), at 64 commands
-in flight, a command cost the server the least CPU with aiohttp; httpx cost more spread over
-8 connection pools and several times as much on one (httpcore re-scans its whole pool whenever
-a request starts or ends, and tries to import `sniffio` on every lock it makes). The figures:
-docs/benchmarks.md, "Measured choices".
+Why aiohttp: in the raw floor for POST /v1/commands (bench/floors/floor_commands.py), at 64
+commands in flight, a command cost the server the least CPU with aiohttp; httpx cost more spread
+over 8 connection pools and several times as much on one (httpcore re-scans its whole pool
+whenever a request starts or ends, and tries to import `sniffio` on every lock it makes). The
+figures: docs/benchmarks.md, "Measured choices".
 
 The number of connections is bounded by our own slots, not by the connector's queue: a call
 that waits longer than `pool_wait_s` for a slot is `PoolFull` (we are the bottleneck: a quick
