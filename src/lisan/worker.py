@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import asdict, dataclass
+from enum import StrEnum
 from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -42,6 +43,18 @@ PURGE_BATCH = 500  # rows (or folders) per purge batch: short transactions, smal
 PURGE_EVERY_S = 60.0
 POLL_S = 1.0
 MAX_FAULT_PAUSE_S = 30.0
+
+
+class PurgeKind(StrEnum):
+    """Each purge, by one name: its `Purged` field and its `kind` in lisan_purged_rows_total
+    (declared to the metrics here, at import)."""
+
+    IDEMPOTENCY_RECORDS = "idempotency_records"
+    SESSIONS = "sessions"
+    AUDIO_FOLDERS = "audio_folders"
+
+
+metrics.PURGE_KINDS.declare(PurgeKind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +106,12 @@ class Worker:
             files=self._files,
             remove=remove_objects,
         )
-        # The keys are the purges' names: `Purged`'s fields and lisan_purged_rows_total's kinds.
-        self._purges: dict[str, Purge] = {
-            "idempotency_records": partial(commands.purge, sessions=sessions, settings=settings),
-            "sessions": partial(auth.purge, sessions=sessions, settings=settings),
-            "audio_folders": self._recordings,
+        self._purges: dict[PurgeKind, Purge] = {
+            PurgeKind.IDEMPOTENCY_RECORDS: partial(
+                commands.purge, sessions=sessions, settings=settings
+            ),
+            PurgeKind.SESSIONS: partial(auth.purge, sessions=sessions, settings=settings),
+            PurgeKind.AUDIO_FOLDERS: self._recordings,
         }
 
     async def run_forever(

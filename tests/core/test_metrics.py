@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections.abc import Callable
+from enum import StrEnum
 
 import httpx
 import pytest
@@ -13,9 +14,15 @@ from prometheus_client import REGISTRY
 from starlette.routing import Route
 
 from lisan.app import LisanApp
+from lisan.commands.hearing import Doubt
+from lisan.commands.pipeline import Gated
+from lisan.commands.schemas import CommandStatus
+from lisan.commands.service import FAILED, Failure
 from lisan.commands.stages import METRIC_STAGES
 from lisan.core import metrics
 from lisan.core.settings import Settings
+from lisan.plans.safe import Refusal
+from lisan.providers.base import Decline
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.commands import app_with, command, command_body
@@ -90,17 +97,27 @@ def test_values_outside_a_set_become_other() -> None:
     assert sample("lisan_commands_total", status="other", reason="other") == before + 1
 
 
-def test_every_rejection_reason_of_the_safety_rules_is_a_label_value() -> None:
-    import inspect
-    import re
+# Every owner of a reason a command is answered with, by the enum that names them.
+REASON_OWNERS: dict[str, type[StrEnum]] = {
+    "the gate": Gated,
+    "the transcriber's doubts": Doubt,
+    "the planner's declines": Decline,
+    "the plan rules' refusals": Refusal,
+    "a failed command": Failure,
+}
 
-    from lisan.commands import answers
-    from lisan.plans import places, rules
 
-    source = inspect.getsource(rules) + inspect.getsource(places)
-    reasons = set(re.findall(r'PlanRejected\("([a-z_]+)"\)', source)) | answers.DECLINE_REASONS
-    assert reasons, "the rules name their reasons"
-    assert reasons <= metrics.COMMAND_REASONS
+def test_the_reason_label_takes_exactly_the_reasons_their_owners_name() -> None:
+    """Each owner declares its reasons (a StrEnum, whose values are the wire's
+    `reprompt_reason`); the label takes those, `none` (an answer without one) and `other`."""
+    named = {reason.value for owner in REASON_OWNERS.values() for reason in owner}
+    assert metrics.COMMAND_REASONS.values == named | {metrics.NO_REASON, metrics.OTHER}
+    assert metrics.COMMAND_REASONS.values <= metrics.LABEL_VALUES["reason"]
+
+
+def test_a_command_is_counted_under_its_answer_s_status_or_as_failed() -> None:
+    assert metrics.COMMAND_STATUSES.values == {*CommandStatus, FAILED}
+    assert metrics.COMMAND_STATUSES.values <= metrics.LABEL_VALUES["status"]
 
 
 async def test_a_command_counts_its_status_stages_and_provider_calls(

@@ -9,12 +9,18 @@ heard nothing but noise, heard a loop (the server's compression ratio, or a phra
 times running), then too little confidence. Only a Whisper-style server
 reports the language, `no_speech_prob` and the compression ratio (`Transcript`); without them
 those checks pass and the confidence gate alone decides.
+
+`Doubt` names each, its value the REPROMPT's `reprompt_reason` and the `reason` label of
+`lisan_commands` (declared to the metrics here, at import). `NO_SPEECH` is also the gate's, when
+the voice-activity model hears no one (`pipeline.gate`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import StrEnum
 
+from lisan.core import metrics
 from lisan.core.locale import Locale
 from lisan.core.text import fold
 from lisan.providers.base import Transcript
@@ -39,33 +45,48 @@ ECHO_MIN_TERMS = 2
 LOOP_TEXT_CHARS = 2_000  # 15 s of speech is a few hundred: a provider's flood is not read whole
 
 
+class Doubt(StrEnum):
+    """Why a transcript is REPROMPTed instead of planned, in the order `doubt` checks."""
+
+    EMPTY_TRANSCRIPT = "empty_transcript"
+    TRANSCRIPT_TOO_LONG = "transcript_too_long"
+    VOCABULARY_ECHO = "vocabulary_echo"
+    LANGUAGE_MISMATCH = "language_mismatch"
+    NO_SPEECH = "no_speech"
+    REPETITIVE_TRANSCRIPT = "repetitive_transcript"
+    LOW_CONFIDENCE = "low_confidence"
+
+
+metrics.COMMAND_REASONS.declare(Doubt)
+
+
 def doubt(
     transcript: Transcript,
     locale: Locale,
     confidence_threshold: float,
     *,
     vocabulary: Sequence[str] = (),
-) -> str | None:
-    """The `reprompt_reason` that keeps this transcript from the planner, or None. `vocabulary`
+) -> Doubt | None:
+    """The doubt that keeps this transcript from the planner, or None. `vocabulary`
     is what the transcriber was prompted with."""
     if not transcript.text.strip():
-        return "empty_transcript"
+        return Doubt.EMPTY_TRANSCRIPT
     if len(transcript.text) > MAX_TRANSCRIPT_CHARS:
-        return "transcript_too_long"
+        return Doubt.TRANSCRIPT_TOO_LONG
     if echoes(transcript.text, vocabulary):
-        return "vocabulary_echo"
+        return Doubt.VOCABULARY_ECHO
     if transcript.language is not None and transcript.language != locale.language:
         # An English-only model asked for Amharic hears English gibberish, and says "en".
-        return "language_mismatch"
+        return Doubt.LANGUAGE_MISMATCH
     confident = transcript.confidence is not None and transcript.confidence >= confidence_threshold
     no_speech = transcript.no_speech_prob
     if no_speech is not None and no_speech >= NO_SPEECH_PROB and not confident:
-        return "no_speech"
+        return Doubt.NO_SPEECH
     ratio = transcript.compression_ratio
     if (ratio is not None and ratio > LOOP_COMPRESSION_RATIO) or loops(transcript.text):
-        return "repetitive_transcript"
+        return Doubt.REPETITIVE_TRANSCRIPT
     if transcript.confidence is not None and not confident:
-        return "low_confidence"
+        return Doubt.LOW_CONFIDENCE
     return None
 
 

@@ -16,7 +16,10 @@ runs them in order; each takes what the steps before it returned and returns wha
    command in, re-reads the grants the plan needs: the same, the answer stands; changed (a
    grant revoked while the providers ran), the rules run again on the grants as they are now.
 
-Each stage is timed under its one name (`stages.Stage`); what the phone is told is `answers`'.
+Each stage is timed one way under its one name (`stages.timed`, `stages.Stage`); what the phone
+is told is `answers`'. The gate's one reason of its own is `Gated`; a transcript's are
+`hearing.Doubt`, the planner's `Decline` (`lisan.providers.base`), the rules' `Refusal`
+(`lisan.plans.safe`).
 
 Provider calls happen outside any database transaction. What goes where: the recording goes to
 the transcriber with the user's vocabulary terms (and nowhere else); the transcript, the
@@ -28,8 +31,8 @@ composed from the checked plan (`plans.question`).
 from __future__ import annotations
 
 import dataclasses
-import time
 import uuid
+from enum import StrEnum
 
 from lisan.billing import service as billing
 from lisan.commands import hearing, idempotency
@@ -37,7 +40,7 @@ from lisan.commands.answers import answer, declined, refusal
 from lisan.commands.audio import has_speech
 from lisan.commands.provider_calls import call_provider
 from lisan.commands.schemas import CommandResponse, CommandStatus
-from lisan.commands.stages import Stage
+from lisan.commands.stages import Stage, timed
 from lisan.commands.state import Claimed, Command, Context, Progress
 from lisan.consent import service as consent
 from lisan.core import metrics
@@ -50,12 +53,21 @@ from lisan.phrases.schemas import PhraseKey
 from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
-from lisan.providers.base import Expected, VoiceProvider
+from lisan.providers.base import Expected, ProviderCall, VoiceProvider
 from lisan.recordings.store import store_audio
 from lisan.screen.viewtree import ViewTree
 from lisan.telemetry import service as telemetry
 from lisan.users import service as users
 from lisan.vocabulary import service as vocabulary
+
+
+class Gated(StrEnum):
+    """Why the gate answers a command before any provider call, beside `Doubt.NO_SPEECH`."""
+
+    SUBSCRIPTION_INACTIVE = "subscription_inactive"
+
+
+metrics.COMMAND_REASONS.declare(Gated)
 
 # --- 1. claim ------------------------------------------------------------------------------
 
@@ -111,18 +123,20 @@ async def gate(resources: Resources, command: Command) -> Progress:
                 refusal(
                     command.command_id,
                     CommandStatus.REJECTED,
-                    "subscription_inactive",
+                    Gated.SUBSCRIPTION_INACTIVE,
                     PhraseKey.ERR_BILLING,
                 )
             )
     # Off the loop: the voice-activity model's CPU grows with the loud audio it hears.
-    with metrics.timed_stage(Stage.SPEECH_PRESENCE):
+    with timed(Stage.SPEECH_PRESENCE):
         spoken = await resources.blocking.run(has_speech, command.pcm)
     if not spoken:
         # Speech models invent words on silence and noise: no provider call at all (and a
         # reserved bill is given back when the command is recorded).
         return progress.decided(
-            refusal(command.command_id, CommandStatus.REPROMPT, "no_speech", PhraseKey.RETRY)
+            refusal(
+                command.command_id, CommandStatus.REPROMPT, hearing.Doubt.NO_SPEECH, PhraseKey.RETRY
+            )
         )
     return progress
 
@@ -179,19 +193,18 @@ async def hear(
 ) -> Progress:
     """The transcript, or a REPROMPT when the transcriber doubts it (`hearing.doubt`): none,
     another language, no speech, a loop, or too little confidence."""
-    since = time.perf_counter()
-    expected = Expected(
-        vocabulary=context.terms,
-        screen=context.screen(command.request.screen_context, provider),
-        apps=context.apps,
-    )
-    progress = dataclasses.replace(progress, billed=True)
-    transcript = await call_provider(
-        "transcribe",
-        Stage.TRANSCRIPTION,
-        provider.transcribe(command.pcm, command.request.locale, expected),
-    )
-    progress = progress.lap(Stage.TRANSCRIPTION, since)
+    with timed(Stage.TRANSCRIPTION) as lap:
+        expected = Expected(
+            vocabulary=context.terms,
+            screen=context.screen(command.request.screen_context, provider),
+            apps=context.apps,
+        )
+        progress = dataclasses.replace(progress, billed=True)
+        transcript = await call_provider(
+            ProviderCall.TRANSCRIBE,
+            provider.transcribe(command.pcm, command.request.locale, expected),
+        )
+    progress = progress.lap(lap)
     threshold = resources.settings.confidence_threshold
     reason = hearing.doubt(transcript, command.request.locale, threshold, vocabulary=context.terms)
     if reason is not None:
@@ -210,17 +223,17 @@ async def plan(
     provider: VoiceProvider, command: Command, context: Context, progress: Progress
 ) -> Progress:
     """The planner's answer to the transcript: a claim still to be checked (`validate`)."""
-    since = time.perf_counter()
-    # An ungranted app's screen never leaves the machine: a remote planner learns it is hidden.
-    screen = context.screen(command.request.screen_context, provider)
-    transcript = progress.transcript or ""
-    raw_plan = await call_provider(
-        "plan",
-        Stage.PLANNING,
-        provider.plan(transcript, screen, command.request.locale, context.apps),
-    )
+    with timed(Stage.PLANNING) as lap:
+        # An ungranted app's screen never leaves the machine: a remote planner learns it is
+        # hidden.
+        screen = context.screen(command.request.screen_context, provider)
+        transcript = progress.transcript or ""
+        raw_plan = await call_provider(
+            ProviderCall.PLAN,
+            provider.plan(transcript, screen, command.request.locale, context.apps),
+        )
     remote = not provider.keeps_screens_local
-    return progress.lap(Stage.PLANNING, since, raw_plan=raw_plan, planned_remotely=remote)
+    return progress.lap(lap, raw_plan=raw_plan, planned_remotely=remote)
 
 
 # --- 6. validate ---------------------------------------------------------------------------
@@ -233,13 +246,12 @@ def validate(command: Command, context: Context, progress: Progress) -> Progress
     read decides."""
     if progress.answer is not None:
         return progress
-    since = time.perf_counter()
-    screen = command.request.screen_context
-    needed = required_packages(progress.raw_plan, screen.current_package)
-    granted = frozenset(needed.intersection(context.apps))
-    checked = _checked(command, progress, granted)
-    metrics.labelled(metrics.COMMAND_STAGE, Stage.VALIDATION).observe(time.perf_counter() - since)
-    return progress.lap(Stage.VALIDATION, since, checked=checked, grants_seen=granted)
+    with timed(Stage.VALIDATION) as lap:
+        screen = command.request.screen_context
+        needed = required_packages(progress.raw_plan, screen.current_package)
+        granted = frozenset(needed.intersection(context.apps))
+        checked = _checked(command, progress, granted)
+    return progress.lap(lap, checked=checked, grants_seen=granted)
 
 
 async def confirm(db: Executor, command: Command, progress: Progress) -> CommandResponse:

@@ -1,5 +1,6 @@
-"""A provider call as a command makes it: counted by outcome and timed (as the call, and as the
-command's stage), and its failure turned into the client's 502, 503 or 504, never its detail."""
+"""A provider call as a command makes it: counted by outcome and timed, and its failure turned
+into the client's 502, 503 or 504, never its detail. The command's stage around it is timed by
+the step that makes it (`stages.timed`)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,10 @@ import time
 from collections.abc import Awaitable
 from typing import TypeVar
 
-from lisan.commands.stages import Stage
 from lisan.core import metrics
 from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
 from lisan.providers.base import (
+    ProviderCall,
     ProviderError,
     ProviderRefusedRequest,
     ProviderTimeout,
@@ -24,11 +25,10 @@ log = logging.getLogger("lisan.commands.pipeline")
 T = TypeVar("T")
 
 
-async def call_provider(call: str, stage: Stage, awaitable: Awaitable[T]) -> T:
-    """A provider call (`call`, the provider metrics' label), counted by outcome and timed, as
-    the call and as the command's `stage`; its failure becomes the client's 502, 503 or 504,
-    never its detail. A call cut short by anything else (the client went away) is timed, not
-    counted: it says nothing of the provider."""
+async def call_provider(call: ProviderCall, awaitable: Awaitable[T]) -> T:
+    """A provider call (`call`, the provider metrics' label), counted by outcome and timed; its
+    failure becomes the client's 502, 503 or 504, never its detail. A call cut short by anything
+    else (the client went away) is timed, not counted: it says nothing of the provider."""
     started = time.perf_counter()
     outcome: str | None = None
     try:
@@ -44,7 +44,6 @@ async def call_provider(call: str, stage: Stage, awaitable: Awaitable[T]) -> T:
             bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
             metrics.labelled(metrics.PROVIDER_CALL_TOTAL, call, bounded).inc()
         metrics.labelled(metrics.PROVIDER_DURATION, call).observe(elapsed)
-        metrics.labelled(metrics.COMMAND_STAGE, stage).observe(elapsed)
 
 
 def _client_error(failure: ProviderError) -> LisanError:

@@ -5,6 +5,10 @@
 A step that decides the answer (a refusal) skips the steps after it, up to `record`. A failure
 (a provider's 502/503/504, or anything else) gives the key back, so the same key may run again,
 and records what it can.
+
+What a command came to is the access log's and `lisan_commands`' to tell (`core.edge`): its
+answer's status and reason, or `FAILED` with its `Failure` (what it was answered). Both are
+declared to the metrics here, at import.
 """
 
 from __future__ import annotations
@@ -13,18 +17,20 @@ import asyncio
 import logging
 import uuid
 from dataclasses import dataclass
+from enum import StrEnum
 
 from sqlalchemy.exc import IntegrityError
 
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
-from lisan.commands.schemas import CommandResponse
-from lisan.commands.stages import Stage
+from lisan.commands.schemas import CommandResponse, CommandStatus
+from lisan.commands.stages import Lap, Stage
 from lisan.commands.state import Command, Progress
+from lisan.core import metrics
 from lisan.core.context import command_outcome_var, provider_caller_var
 from lisan.core.database import Executor
+from lisan.core.errors import CLIENT_CLOSED_REQUEST
 from lisan.core.http import answered_status
-from lisan.core.metrics import failure_reason
 from lisan.core.resources import Resources
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry import service as telemetry
@@ -34,6 +40,38 @@ log = logging.getLogger(__name__)
 
 # How long past the provider timeouts a duplicate waits for the first request's answer.
 WAIT_MARGIN_S = 5.0
+
+# The status a failed command (answered a 4xx/5xx) is logged and counted under: never an answer's.
+FAILED = "ERROR"
+
+
+class Failure(StrEnum):
+    """What a failed command was answered, by the status it got (`failure`)."""
+
+    ACCOUNT_DELETED = "account_deleted"  # 409
+    CLIENT_CLOSED = "client_closed"  # 499: answered nothing, its client went away
+    PROVIDER_BAD_ANSWER = "provider_bad_answer"  # 502
+    UNAVAILABLE = "unavailable"  # 503
+    PROVIDER_TIMEOUT = "provider_timeout"  # 504
+    SERVER_ERROR = "server_error"  # any other
+
+
+_FAILURES = {
+    409: Failure.ACCOUNT_DELETED,
+    CLIENT_CLOSED_REQUEST: Failure.CLIENT_CLOSED,
+    502: Failure.PROVIDER_BAD_ANSWER,
+    503: Failure.UNAVAILABLE,
+    504: Failure.PROVIDER_TIMEOUT,
+}
+
+
+def failure(status_code: int) -> Failure:
+    """What a command answered `status_code` (`core.http.answered_status`) failed with."""
+    return _FAILURES.get(status_code, Failure.SERVER_ERROR)
+
+
+metrics.COMMAND_STATUSES.declare([*CommandStatus, FAILED])
+metrics.COMMAND_REASONS.declare(Failure)
 
 BILL_NAMESPACE = uuid.UUID("6c1d3f0e-8a57-4c2e-9d55-1f0b7d2a9e41")
 
@@ -77,7 +115,7 @@ async def execute(
             progress = pipeline.validate(command, context, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
-        command_outcome_var.set(("ERROR", failure_reason(answered_status(exc))))
+        command_outcome_var.set((FAILED, failure(answered_status(exc))))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
     # The access log and the metrics say what it came to (lisan.server.access.log_access).
@@ -95,7 +133,7 @@ async def _record(
     async def record(db: Executor) -> tuple[CommandResponse, bytes]:
         response = await pipeline.confirm(db, command, progress)
         body = response.to_json()
-        timed = progress.lap(Stage.TOTAL, command.started)
+        timed = progress.lap(Lap(Stage.TOTAL, command.started).stop())
         await telemetry.record_command(
             db,
             command_id=command.command_id,
@@ -128,7 +166,7 @@ async def _record_failure(
     """Give the key back and record the failed command, if its account is still there to
     record it under (a deletion may have removed it meanwhile: then there is nothing to keep)."""
     status_code = answered_status(failure)
-    progress = progress.lap(Stage.TOTAL, command.started)
+    progress = progress.lap(Lap(Stage.TOTAL, command.started).stop())
 
     async def record_failure(db: Executor) -> None:
         await idempotency.release(db, user_id=command.user_id, key=key, owner=owner)

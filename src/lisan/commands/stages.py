@@ -1,11 +1,16 @@
-"""The stages of a command, each by one name: the step that times it (`pipeline`), its key in
-the command event's `server_timings`, and its value of the `stage` label of
-`lisan_command_stage_duration_seconds`. The metric's allowed label values are declared here, at
+"""The stages of a command, each by one name, and the one way a stage is timed (`timed`, or
+`Lap.stop` for a stage that began before its code did: the whole command). A stage's name is its
+key in the command event's `server_timings` (`Progress.lap`) and its value of the `stage` label
+of `lisan_command_stage_duration_seconds`. The metric's label values are declared here, at
 import, so `core.metrics` names no stage of its own.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from lisan.core import metrics
@@ -22,4 +27,35 @@ class Stage(StrEnum):
 # The stages the metric times (the `stage` label's values).
 METRIC_STAGES = frozenset(stage for stage in Stage if stage is not Stage.TOTAL)
 
-metrics.declare_label_values("stage", METRIC_STAGES)
+metrics.STAGES.declare(METRIC_STAGES)
+
+
+@dataclass(slots=True)
+class Lap:
+    """One stage's time, from `started` (a `time.perf_counter()`) to `stop`."""
+
+    stage: Stage
+    started: float = field(default_factory=time.perf_counter)
+    seconds: float = 0.0
+
+    def stop(self) -> Lap:
+        """The stage timed to now, and observed by the metric when the metric times it."""
+        self.seconds = time.perf_counter() - self.started
+        if self.stage in METRIC_STAGES:
+            metrics.labelled(metrics.COMMAND_STAGE, self.stage).observe(self.seconds)
+        return self
+
+    @property
+    def milliseconds(self) -> int:
+        return round(self.seconds * 1000)
+
+
+@contextmanager
+def timed(stage: Stage) -> Iterator[Lap]:
+    """`stage` timed over the block, however it ends: a provider call that fails or times out
+    spent its time in the stage too."""
+    lap = Lap(stage)
+    try:
+        yield lap
+    finally:
+        lap.stop()

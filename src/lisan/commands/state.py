@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lisan.commands.schemas import CommandRequest, CommandResponse, ScreenContext
-from lisan.commands.stages import Stage
+from lisan.commands.stages import Lap
 from lisan.providers.base import Screen, VoiceProvider
 
 
@@ -74,10 +74,9 @@ class Progress:
     checked: CommandResponse | None = None
     grants_seen: frozenset[str] = frozenset()
 
-    def lap(self, stage: Stage, since: float, **changes: Any) -> Progress:
-        """This progress with `stage` timed from `since` to now, and `changes` applied."""
-        elapsed = round((time.perf_counter() - since) * 1000)
-        timing = (stage.value, elapsed)
+    def lap(self, lap: Lap, **changes: Any) -> Progress:
+        """This progress with the stage `lap` timed among its timings, and `changes` applied."""
+        timing = (lap.stage.value, lap.milliseconds)
         return dataclasses.replace(self, timings=(*self.timings, timing), **changes)
 
     def decided(self, answer: CommandResponse) -> Progress:

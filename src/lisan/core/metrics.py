@@ -12,68 +12,26 @@ deletion queue) is the value most recently set by any process (`mostrecent`); a 
 state is each live process's own (`liveall`: an alert takes the maximum).
 
 Label values come from bounded sets only, never from a request: a route is its template (no ids),
-a method outside the standard ones is `other`, a command's reason is one of the codes the
-pipeline and the safety rules define, else `other`. `LABEL_VALUES` names every set; a test holds
+a method outside the standard ones is `other`, a command's reason is one of the codes its owners
+define, else `other`. The values a domain names are declared by that domain (`LabelValues.declare`,
+at import: `lisan.commands` its statuses, stages and failures, `lisan.plans` its refusals,
+`lisan.providers` its calls and declines, the worker its purges); this module names only its own
+(HTTP methods and statuses, the database's faults). `LABEL_VALUES` names every set; a test holds
 every label of every metric to them.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from functools import cache
 from typing import Any, TypeVar
 
 from prometheus_client import Counter, Gauge, Histogram
 
-from lisan.core.errors import CLIENT_CLOSED_REQUEST
-
 OTHER = "other"
 
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 STATUSES = frozenset(str(code) for code in range(100, 600))
-COMMAND_STATUSES = frozenset({"ACCEPTED", "CONFIRMATION_REQUIRED", "REPROMPT", "REJECTED", "ERROR"})
-# Every reprompt_reason the pipeline and the safety rules give (lisan.commands), `none` for an
-# answer that has none (a plan), the answered status class of a failed command.
-COMMAND_REASONS = frozenset(
-    {
-        "none",
-        "no_speech",
-        "empty_transcript",
-        "low_confidence",
-        "language_mismatch",
-        "repetitive_transcript",
-        "vocabulary_echo",
-        "transcript_too_long",
-        "subscription_inactive",
-        "nothing_to_do",
-        "target_not_on_screen",
-        "app_not_granted",
-        "dictation_unsupported",
-        "invalid_plan",
-        "action_not_allowed",
-        "missing_destructive_flag",
-        "unknown_target_node",
-        "target_disabled",
-        "target_not_clickable",
-        "target_not_scrollable",
-        "target_not_editable",
-        "too_many_asked_steps",
-        "too_many_steps",
-        "app_mismatch",
-        "stale_target",
-        "app_in_front_unknown",
-        # a failed command (status ERROR): what it was answered
-        "provider_bad_answer",
-        "unavailable",
-        "provider_timeout",
-        "client_closed",
-        "account_deleted",
-        "server_error",
-    }
-)
-PROVIDER_CALLS = frozenset({"transcribe", "plan"})
 PROVIDER_OUTCOMES = frozenset(
     {
         "ok",
@@ -91,7 +49,6 @@ PROVIDER_OUTCOMES = frozenset(
 )
 DELETION_STATES = frozenset({"queued", "running", "retrying", "completed", "failed"})
 DELETION_OUTCOMES = frozenset({"completed", "retry", "failed"})
-PURGE_KINDS = frozenset({"idempotency_records", "sessions", "audio_folders"})
 DATABASE_FAULTS = frozenset({"unavailable", "overloaded"})
 REDIS_COMPONENTS = frozenset({"rate_limit", "breaker"})
 LOSS_CAUSES = frozenset({"overflow", "refused", "error", "shutdown"})
@@ -196,23 +153,44 @@ REDIS_FALLBACKS = Counter(
 
 LABEL_VALUES: dict[str, frozenset[str]] = {
     "method": METHODS | {OTHER},
-    "status": STATUSES | COMMAND_STATUSES,
-    "reason": COMMAND_REASONS | {OTHER},
-    "call": PROVIDER_CALLS,
+    "status": STATUSES,
     "outcome": PROVIDER_OUTCOMES | DELETION_OUTCOMES,
     "state": DELETION_STATES,
-    "kind": PURGE_KINDS | DATABASE_FAULTS,
+    "kind": DATABASE_FAULTS,
     "component": REDIS_COMPONENTS,
     "cause": LOSS_CAUSES,
     # "route": the app's route templates and `unmatched`, known once the app is built.
-    # "stage": the command stages, declared by `lisan.commands.stages` (`declare_label_values`).
 }
 UNMATCHED_ROUTE = "unmatched"
 
 
-def declare_label_values(label: str, values: Iterable[str]) -> None:
-    """The values `label` takes, declared by the domain that names them (core names none)."""
-    LABEL_VALUES[label] = frozenset(values)
+class LabelValues:
+    """The values a label takes where a domain names them, declared by that domain at import
+    (core names none of them); `bounded` counts any other value as `other`. Every declared
+    value joins `LABEL_VALUES[label]`, which a label of several metrics shares."""
+
+    def __init__(self, label: str, *values: str) -> None:
+        self.label = label
+        self.values: frozenset[str] = frozenset()
+        self.declare(values)
+
+    def declare(self, values: Iterable[str]) -> None:
+        self.values |= frozenset(values)
+        LABEL_VALUES[self.label] = LABEL_VALUES.get(self.label, frozenset()) | self.values
+
+    def bounded(self, value: str) -> str:
+        return value if value in self.values else OTHER
+
+
+NO_REASON = "none"  # the `reason` of a command answered without one (a plan)
+# The statuses a command is counted by: its answer's, or ERROR (a 4xx/5xx) (lisan.commands).
+COMMAND_STATUSES = LabelValues("status")
+# What a command was answered for, declared by whoever decides it: the plan rules' refusals,
+# the transcriber's doubts, the planner's declines, the gate's and a failure's (lisan.commands).
+COMMAND_REASONS = LabelValues("reason", NO_REASON, OTHER)
+PROVIDER_CALLS = LabelValues("call")  # the voice provider's calls (lisan.providers.base)
+STAGES = LabelValues("stage")  # the command stages the metric times (lisan.commands.stages)
+PURGE_KINDS = LabelValues("kind")  # what each purge removes (lisan.worker)
 
 
 def bounded(value: str, allowed: frozenset[str]) -> str:
@@ -242,30 +220,7 @@ def observe_request(route: str, method: str, status: int, seconds: float) -> Non
     labelled(HTTP_DURATION, route, method).observe(seconds)
 
 
-# A failed command's reason: the status it was answered (lisan.core.http.answered_status).
-_FAILURE_REASONS = {
-    409: "account_deleted",
-    CLIENT_CLOSED_REQUEST: "client_closed",
-    502: "provider_bad_answer",
-    503: "unavailable",
-    504: "provider_timeout",
-}
-
-
-def failure_reason(status_code: int) -> str:
-    return _FAILURE_REASONS.get(status_code, "server_error")
-
-
 def count_command(status: str, reason: str | None) -> None:
     labelled(
-        COMMANDS, bounded(status, COMMAND_STATUSES), bounded(reason or "none", COMMAND_REASONS)
+        COMMANDS, COMMAND_STATUSES.bounded(status), COMMAND_REASONS.bounded(reason or NO_REASON)
     ).inc()
-
-
-@contextmanager
-def timed_stage(stage: str) -> Iterator[None]:
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        labelled(COMMAND_STAGE, stage).observe(time.perf_counter() - started)

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import replace
 
-from lisan.plans.safe import PlanRejected, SafeStep
+from lisan.plans.safe import PlanRejected, Refusal, SafeStep
 from lisan.screen.packages import is_package_name
 from lisan.screen.viewtree import Branch, ViewTree
 
@@ -112,14 +112,14 @@ def check_apps(
         elif step.leaves_app_unknown:
             known = False
     if package_name not in granted and (acted_in or package_name != current_package):
-        raise PlanRejected("app_not_granted")
+        raise PlanRejected(Refusal.APP_NOT_GRANTED)
     if any(app not in granted for app in acted_in):  # "" (the launcher) never is
-        raise PlanRejected("app_not_granted")
+        raise PlanRejected(Refusal.APP_NOT_GRANTED)
     if any(app != package_name for app in acted_in):
-        raise PlanRejected("app_mismatch")
+        raise PlanRejected(Refusal.APP_MISMATCH)
     if stale:
-        raise PlanRejected("stale_target")
+        raise PlanRejected(Refusal.STALE_TARGET)
     if blind:
-        raise PlanRejected("app_in_front_unknown")
+        raise PlanRejected(Refusal.APP_IN_FRONT_UNKNOWN)
     if not is_package_name(package_name):  # only a plan of HOME steps gets here with one
-        raise PlanRejected("app_not_granted")
+        raise PlanRejected(Refusal.APP_NOT_GRANTED)

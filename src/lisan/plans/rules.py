@@ -2,8 +2,9 @@
 
 The planner reads untrusted screen text (and, offline, is our own rules over it): its plan is a
 claim to check, never an order. `validate_plan` turns the raw JSON plan into a `SafePlan`, or
-raises `PlanRejected` whose `reason` is the REJECTED command's `reprompt_reason`; a rejected plan
-never reaches the phone. Every planner's plan passes through here: the rules live in one place.
+raises `PlanRejected` whose `reason` (a `safe.Refusal`) is the REJECTED command's
+`reprompt_reason`; a rejected plan never reaches the phone. Every planner's plan passes
+through here: the rules live in one place.
 
 Checks, in this order (the first failure is the reason reported):
 
@@ -91,7 +92,7 @@ from typing import Any
 from lisan.core.text import fold
 from lisan.plans.consequence import Meaning, is_field, what_it_does
 from lisan.plans.places import check_apps, unread_after_navigation
-from lisan.plans.safe import PlanRejected, SafePlan, SafeStep
+from lisan.plans.safe import PlanRejected, Refusal, SafePlan, SafeStep
 from lisan.plans.words import is_message
 from lisan.screen.actions import ACTION_TYPES, SCROLL_DIRECTIONS
 from lisan.screen.nodes import label
@@ -145,7 +146,7 @@ def validate_plan(
     )
     check_apps(package_name, safe_steps, current_package, granted)
     if sum(step.asked for step in safe_steps) > MAX_ASKED_STEPS:
-        raise PlanRejected("too_many_asked_steps")  # one question cannot name them all
+        raise PlanRejected(Refusal.TOO_MANY_ASKED_STEPS)  # one question cannot name them all
     return SafePlan(
         package_name=package_name,
         steps=safe_steps,
@@ -161,15 +162,15 @@ def _check_shape(raw: Any) -> None:
         and isinstance(raw.get("steps"), list)
         and raw["steps"]
     ):
-        raise PlanRejected("invalid_plan")
+        raise PlanRejected(Refusal.INVALID_PLAN)
     if len(raw["steps"]) > MAX_STEPS:
-        raise PlanRejected("too_many_steps")
+        raise PlanRejected(Refusal.TOO_MANY_STEPS)
     if not (
         all(_step_shape_ok(step) for step in raw["steps"])
         and isinstance(raw.get("needs_confirmation", False), bool)
         and isinstance(raw.get("speech_response_text"), str | None)
     ):
-        raise PlanRejected("invalid_plan")
+        raise PlanRejected(Refusal.INVALID_PLAN)
 
 
 def _step_shape_ok(step: Any) -> bool:
@@ -181,22 +182,22 @@ def _check_step(
 ) -> SafeStep:
     action_type = step.get("action_type")
     if not isinstance(action_type, str) or action_type not in ACTION_TYPES:
-        raise PlanRejected("action_not_allowed")
+        raise PlanRejected(Refusal.ACTION_NOT_ALLOWED)
     planner_destructive = step.get("is_destructive")
     if not isinstance(planner_destructive, bool):
-        raise PlanRejected("missing_destructive_flag")
+        raise PlanRejected(Refusal.MISSING_DESTRUCTIVE_FLAG)
     target = step.get("target_node_id")
     if target is not None and (not isinstance(target, str) or target not in tree):
-        raise PlanRejected("unknown_target_node")
+        raise PlanRejected(Refusal.UNKNOWN_TARGET_NODE)
     payload: str | None = step.get("payload")
     if payload is not None and len(payload) > MAX_PAYLOAD_CHARS:
-        raise PlanRejected("invalid_plan")
+        raise PlanRejected(Refusal.INVALID_PLAN)
     if action_type == "TEXT_INPUT" and payload is None:
-        raise PlanRejected("invalid_plan")
+        raise PlanRejected(Refusal.INVALID_PLAN)
     if action_type == "SCROLL" and payload is not None and payload not in SCROLL_DIRECTIONS:
-        raise PlanRejected("invalid_plan")
+        raise PlanRejected(Refusal.INVALID_PLAN)
     if action_type == "TAP" and target is None:
-        raise PlanRejected("unknown_target_node")  # a tap on no node: nobody can say where
+        raise PlanRejected(Refusal.UNKNOWN_TARGET_NODE)  # a tap on no node: nobody can say where
     if action_type == "TEXT_INPUT":
         payload = typable(payload)
     # What the action type does not define is dropped: a TAP's payload never reaches the phone.
@@ -217,7 +218,7 @@ def _check_step(
         and acted_on.node is not None
         and "disabled" in acted_on.node.flags
     ):
-        raise PlanRejected("target_disabled")
+        raise PlanRejected(Refusal.TARGET_DISABLED)
     meaning = (
         what_it_does(acted_on, tree, action_type=action_type)
         if acted_on is not None
@@ -351,7 +352,7 @@ def _clicked(target: Branch, tree: ViewTree) -> Branch:
     nobody can say what a tap there does (`target_not_clickable`)."""
     receiver = tree.receiver(target)
     if receiver is None:
-        raise PlanRejected("target_not_clickable")
+        raise PlanRejected(Refusal.TARGET_NOT_CLICKABLE)
     return receiver
 
 
@@ -374,7 +375,7 @@ def _check_takes_text(target: Branch, tree: ViewTree) -> None:
     for candidate in (target, *tree.ancestors(target)):
         if is_field(candidate):
             return
-    raise PlanRejected("target_not_editable")
+    raise PlanRejected(Refusal.TARGET_NOT_EDITABLE)
 
 
 def _scrolled(target: Branch, tree: ViewTree) -> Branch:
@@ -384,4 +385,4 @@ def _scrolled(target: Branch, tree: ViewTree) -> Branch:
     for candidate in (target, *tree.ancestors(target)):
         if candidate.node is not None and "scrollable" in candidate.node.flags:
             return candidate
-    raise PlanRejected("target_not_scrollable")
+    raise PlanRejected(Refusal.TARGET_NOT_SCROLLABLE)

@@ -1,15 +1,44 @@
 """What the plan rules hand on: a plan that kept every rule (`SafePlan`, its `SafeStep`s), or
-the reason it broke one (`PlanRejected`). Only what these hold reaches the phone."""
+the rule it broke (`PlanRejected`, its `Refusal`). Only what these hold reaches the phone.
+
+`Refusal` is every reason the rules give, each by one name: its value is the REJECTED command's
+`reprompt_reason` on the wire and the `reason` label of `lisan_commands`, declared to the
+metrics here, at import, so `core.metrics` names no reason of the rules."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
+
+from lisan.core import metrics
+
+
+class Refusal(StrEnum):
+    """Why the plan rules refuse a plan (`rules` says which check gives which)."""
+
+    INVALID_PLAN = "invalid_plan"
+    TOO_MANY_STEPS = "too_many_steps"
+    ACTION_NOT_ALLOWED = "action_not_allowed"
+    MISSING_DESTRUCTIVE_FLAG = "missing_destructive_flag"
+    UNKNOWN_TARGET_NODE = "unknown_target_node"
+    TARGET_NOT_CLICKABLE = "target_not_clickable"
+    TARGET_NOT_SCROLLABLE = "target_not_scrollable"
+    TARGET_NOT_EDITABLE = "target_not_editable"
+    TARGET_DISABLED = "target_disabled"
+    TOO_MANY_ASKED_STEPS = "too_many_asked_steps"
+    APP_NOT_GRANTED = "app_not_granted"
+    APP_MISMATCH = "app_mismatch"
+    STALE_TARGET = "stale_target"
+    APP_IN_FRONT_UNKNOWN = "app_in_front_unknown"
+
+
+metrics.COMMAND_REASONS.declare(Refusal)
 
 
 class PlanRejected(Exception):
-    """The plan broke a rule; `reason` is a stable snake_case code for `reprompt_reason`."""
+    """The plan broke a rule; `reason` says which (the command's `reprompt_reason`)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: Refusal) -> None:
         super().__init__(reason)
         self.reason = reason
 

@@ -1,16 +1,43 @@
-"""What the command pipeline needs from a speech/LLM provider, whichever one it is."""
+"""What the command pipeline needs from a speech/LLM provider, whichever one it is: its two
+calls (`ProviderCall`), what they take and answer, and how they fail.
+
+The calls' names and the planner's declines are declared to the metrics here, at import (the
+`call` label; the `reason` label of `lisan_commands`), so `core.metrics` names neither."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Protocol
 
+from lisan.core import metrics
 from lisan.core.locale import Locale
 
 # The longest recording a command carries (the contract's duration_ms bound), so the longest a
 # provider is ever handed: a transcriber's segment times are read within it.
 MAX_DURATION_MS = 15_000
+
+
+class ProviderCall(StrEnum):
+    """A provider's calls, by the name its metrics, its breaker and its logs give it."""
+
+    TRANSCRIBE = "transcribe"
+    PLAN = "plan"
+
+
+class Decline(StrEnum):
+    """Why a planner answers with no steps (its plan's `reason`): it could not, or would not,
+    do what was asked. The offline planner says which; a remote one may not."""
+
+    NOTHING_TO_DO = "nothing_to_do"
+    TARGET_NOT_ON_SCREEN = "target_not_on_screen"
+    APP_NOT_GRANTED = "app_not_granted"
+    DICTATION_UNSUPPORTED = "dictation_unsupported"
+
+
+metrics.PROVIDER_CALLS.declare(ProviderCall)
+metrics.COMMAND_REASONS.declare(Decline)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,7 @@ from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
 from lisan.core import metrics
 from lisan.core.ratelimit import REDIS_RETRY_AFTER_S  # the same pause off a failed Redis
 from lisan.providers.base import (
+    ProviderCall,
     ProviderError,
     ProviderTimeout,
     ProviderUnavailable,
@@ -75,7 +76,7 @@ class ProviderBreaker:
         self,
         redis_url: str | None,
         *,
-        call: str = "transcribe",
+        call: str = ProviderCall.TRANSCRIBE,
         circuit: str = "lisan.voice-provider",
         threshold: int = 5,
         ttl_s: float = 30.0,
@@ -269,8 +270,8 @@ class Breakers:
     @classmethod
     def for_circuits(cls, redis_url: str | None, *, transcribe: str, plan: str) -> Breakers:
         return cls(
-            ProviderBreaker(redis_url, call="transcribe", circuit=transcribe),
-            ProviderBreaker(redis_url, call="plan", circuit=plan),
+            ProviderBreaker(redis_url, call=ProviderCall.TRANSCRIBE, circuit=transcribe),
+            ProviderBreaker(redis_url, call=ProviderCall.PLAN, circuit=plan),
         )
 
     async def start(self) -> None:

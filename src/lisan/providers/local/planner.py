@@ -15,8 +15,8 @@ safety rules (`lisan.plans.rules`) as any planner's: nothing here is trusted mor
   different labels fit equally well.
 - An app is matched to the granted packages by the rule the safety module checks
   (`names_package`).
-- What cannot be matched is answered honestly with no steps and a reason
-  (`target_not_on_screen`, `app_not_granted`), never guessed.
+- What cannot be matched is answered honestly with no steps and a reason (a `Decline`:
+  `target_not_on_screen`, `app_not_granted`), never guessed.
 - Dictated text is typed only after the user hears it read back: its step is marked
   destructive, so the pipeline asks, naming the text.
 """
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lisan.core.locale import Locale
-from lisan.providers.base import Screen
+from lisan.providers.base import Decline, Screen
 from lisan.providers.local import vocabulary as v
 from lisan.providers.local.labels import find
 from lisan.screen.actions import SCROLL_DIRECTIONS
@@ -57,15 +57,15 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     intent = intent_of(transcript, language)
     current = screen.current_package if screen is not None else ""
     if intent is None:
-        return _declined(current, "nothing_to_do")
+        return _declined(current, Decline.NOTHING_TO_DO)
     if intent.action == "dictate":  # offline Amharic cannot transcribe free words
-        return _declined(current, "dictation_unsupported")
+        return _declined(current, Decline.DICTATION_UNSUPPORTED)
     if intent.action == "open":
         return _open(intent, apps, current)
     if intent.action == "home":
         return _plan(current, {"action_type": "HOME"})
     if screen is None or not screen.granted:  # every other action acts on that screen
-        return _declined(current, "app_not_granted")
+        return _declined(current, Decline.APP_NOT_GRANTED)
     tree = ViewTree(screen.view_tree)
     if intent.action == "back":
         return _plan(current, {"action_type": "BACK"})
@@ -84,7 +84,7 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     }.get(intent.action, (" ".join(intent.words),))
     found = find(tree, spoken, prefer="clickable")
     if found is None:
-        return _declined(current, "target_not_on_screen")
+        return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     step: dict[str, Any] = {"action_type": "TAP", "target_node_id": found.node.node_id}
     if intent.action == "call":
         step["is_destructive"] = True  # a call cannot be taken back
@@ -151,14 +151,14 @@ def _open(intent: Intent, apps: Sequence[str], current: str) -> Plan:
     name = " ".join(intent.words)
     package = next((p for p in apps if names_package(name, p)), None)
     if package is None:
-        return _declined(current, "app_not_granted")
+        return _declined(current, Decline.APP_NOT_GRANTED)
     return _plan(package, {"action_type": "OPEN_APP", "payload": name})
 
 
 def _type(intent: Intent, tree: ViewTree, current: str, *, then_send: bool) -> Plan:
     field = next((n for n in tree.values() if "editable" in n.flags), None)
     if field is None:
-        return _declined(current, "target_not_on_screen")
+        return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     # Read back before typing: dictation is weak, and the words are the user's to check.
     steps = [{"action_type": "TEXT_INPUT", "target_node_id": field.node_id,
               "payload": " ".join(intent.words), "is_destructive": True}]  # fmt: skip
@@ -167,7 +167,7 @@ def _type(intent: Intent, tree: ViewTree, current: str, *, then_send: bool) -> P
         # The question reads back the text, not the button: a send button only like "send"
         # ("Unsend", "Sent") would be tapped unasked.
         if found is None or not found.certain:
-            return _declined(current, "target_not_on_screen")
+            return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
         steps.append({"action_type": "TAP", "target_node_id": found.node.node_id})
     return _plan(current, *steps)  # asked anyway: the typed text is read back
 
@@ -184,7 +184,7 @@ def _plan(package: str, *steps: dict[str, Any], needs_confirmation: bool = False
     }
 
 
-def _declined(package: str, reason: str) -> Plan:
+def _declined(package: str, reason: Decline) -> Plan:
     return {
         "package_name": package if is_package_name(package) else "",
         "steps": [],
