@@ -442,6 +442,32 @@ async def test_a_planner_that_declines_is_nothing_to_do_in_no_words_of_its_own(
     cases.check()
 
 
+# A declining plan's `reason`, as a remote planner may write it: anything but a known decline.
+DECLINE_REASONS_UNKNOWN: dict[str, Json] = {
+    "unknown word": "because I said so",
+    "list": ["target_not_on_screen"],
+    "object": {"reason": "target_not_on_screen"},
+    "number": 7,
+}
+
+
+async def test_a_declining_planner_s_reason_that_is_no_decline_is_nothing_to_do(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """A plan of no steps is REJECTED with its `reason` only when that is one the service
+    knows: any other JSON there (a word, a list, an object) is `nothing_to_do`, never a 5xx."""
+    cases = Cases()
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        device = await ready_device(client)
+        for name, reason in DECLINE_REASONS_UNKNOWN.items():
+            fake_openai.completions.then(Answer.plan(plan(steps=[], reason=reason)))
+            with cases.case(name):
+                response = await command(client, device, command_body())
+                assert response.status_code == 200, response.text
+                assert_refused(response.json(), "REJECTED", "nothing_to_do", "ERR_REJECTED")
+    cases.check()
+
+
 async def test_refusals_are_final_answers_not_errors(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:

@@ -14,21 +14,22 @@ from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans import question
 from lisan.plans.safe import SafePlan
+from lisan.providers.base import Decline
 from lisan.screen.viewtree import ViewTree
 
-# Why a planner may say it has no steps (the offline planner says which; a remote one may not).
-DECLINE_REASONS = frozenset(
-    {"nothing_to_do", "target_not_on_screen", "app_not_granted", "dictation_unsupported"}
-)
+_DECLINES = {decline.value: decline for decline in Decline}
 
 
-def declined(raw_plan: object) -> str | None:
+def declined(raw_plan: object) -> Decline | None:
     """The reason when the planner answered with no steps (it could not, or would not, do what
-    was asked): its own `reason` when it is one of DECLINE_REASONS, else `nothing_to_do`."""
+    was asked): its own `reason` when it is a `Decline`, else `nothing_to_do` (whatever JSON the
+    planner put there: a list or an object is no reason either)."""
     if not (isinstance(raw_plan, dict) and raw_plan.get("steps") == []):
         return None
     reason = raw_plan.get("reason")
-    return reason if reason in DECLINE_REASONS else "nothing_to_do"
+    if not isinstance(reason, str):
+        return Decline.NOTHING_TO_DO
+    return _DECLINES.get(reason, Decline.NOTHING_TO_DO)
 
 
 def refusal(
