@@ -10,7 +10,7 @@ from enum import StrEnum
 
 import httpx
 import pytest
-from prometheus_client import REGISTRY
+from prometheus_client import REGISTRY, Counter, Gauge, Histogram
 from starlette.routing import Route
 
 from lisan.app import LisanApp
@@ -89,6 +89,22 @@ async def test_no_label_takes_a_value_a_client_chose(
                 checked += 1
     assert checked > 0
     assert sample("lisan_http_requests_total", route="/v1/users/me", method="other", status="405")
+
+
+def test_every_label_of_every_metric_has_its_values_declared_once_the_app_is_built() -> None:
+    """Whoever names a label's values declares them at import: with the app's modules imported,
+    no label is left without a set (a route's are the app's templates)."""
+    declared = set(metrics.LABEL_VALUES) | {"route"}
+    labelled = [
+        metric
+        for metric in vars(metrics).values()
+        if isinstance(metric, Counter | Gauge | Histogram)
+    ]
+    assert labelled
+    for metric in labelled:
+        names = set(metric._labelnames)
+        assert names <= declared, f"{metric._name}: {sorted(names - declared)}"
+        assert all(metrics.LABEL_VALUES[name] for name in names - {"route"}), metric._name
 
 
 def test_values_outside_a_set_become_other() -> None:

@@ -12,6 +12,7 @@ from typing import TypeVar
 from lisan.core import metrics
 from lisan.core.errors import BadGateway, GatewayTimeout, LisanError, ServiceUnavailable
 from lisan.providers.base import (
+    Outcome,
     ProviderCall,
     ProviderError,
     ProviderRefusedRequest,
@@ -33,7 +34,7 @@ async def call_provider(call: ProviderCall, awaitable: Awaitable[T]) -> T:
     outcome: str | None = None
     try:
         result = await awaitable
-        outcome = "ok"
+        outcome = Outcome.OK
         return result
     except ProviderError as exc:
         outcome = exc.kind
@@ -41,7 +42,7 @@ async def call_provider(call: ProviderCall, awaitable: Awaitable[T]) -> T:
     finally:
         elapsed = time.perf_counter() - started
         if outcome is not None:
-            bounded = metrics.bounded(outcome, metrics.PROVIDER_OUTCOMES)
+            bounded = metrics.PROVIDER_OUTCOMES.bounded(outcome)
             metrics.labelled(metrics.PROVIDER_CALL_TOTAL, call, bounded).inc()
         metrics.labelled(metrics.PROVIDER_DURATION, call).observe(elapsed)
 

@@ -13,11 +13,12 @@ state is each live process's own (`liveall`: an alert takes the maximum).
 
 Label values come from bounded sets only, never from a request: a route is its template (no ids),
 a method outside the standard ones is `other`, a command's reason is one of the codes its owners
-define, else `other`. The values a domain names are declared by that domain (`LabelValues.declare`,
-at import: `lisan.commands` its statuses, stages and failures, `lisan.plans` its refusals,
-`lisan.providers` its calls and declines, the worker its purges); this module names only its own
-(HTTP methods and statuses, the database's faults). `LABEL_VALUES` names every set; a test holds
-every label of every metric to them.
+define, else `other`. Each set is a `LabelValues`; the values a domain names are declared by
+that domain, at import: `lisan.commands` its statuses, stages, the gate's and failures' reasons,
+the transcriber's doubts; `lisan.plans` its refusals; `lisan.providers` its calls, their outcomes
+and the planner's declines; `lisan.deletion`, `lisan.telemetry` and the worker theirs. This
+module names only its own (HTTP methods and statuses, the database's faults). `LABEL_VALUES`
+names every set; a test holds every label of every metric to them.
 """
 
 from __future__ import annotations
@@ -29,29 +30,6 @@ from typing import Any, TypeVar
 from prometheus_client import Counter, Gauge, Histogram
 
 OTHER = "other"
-
-METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
-STATUSES = frozenset(str(code) for code in range(100, 600))
-PROVIDER_OUTCOMES = frozenset(
-    {
-        "ok",
-        "timeout",
-        "5xx",
-        "4xx",
-        "429",
-        "connection",
-        "malformed",
-        "circuit_open",
-        "busy",
-        "unavailable",
-        "config_error",
-    }
-)
-DELETION_STATES = frozenset({"queued", "running", "retrying", "completed", "failed"})
-DELETION_OUTCOMES = frozenset({"completed", "retry", "failed"})
-DATABASE_FAULTS = frozenset({"unavailable", "overloaded"})
-REDIS_COMPONENTS = frozenset({"rate_limit", "breaker"})
-LOSS_CAUSES = frozenset({"overflow", "refused", "error", "shutdown"})
 
 _SECONDS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -151,23 +129,17 @@ REDIS_FALLBACKS = Counter(
     ["component"],
 )  # fmt: skip
 
-LABEL_VALUES: dict[str, frozenset[str]] = {
-    "method": METHODS | {OTHER},
-    "status": STATUSES,
-    "outcome": PROVIDER_OUTCOMES | DELETION_OUTCOMES,
-    "state": DELETION_STATES,
-    "kind": DATABASE_FAULTS,
-    "component": REDIS_COMPONENTS,
-    "cause": LOSS_CAUSES,
-    # "route": the app's route templates and `unmatched`, known once the app is built.
-}
+# Every label's values: its `LabelValues` add theirs at declaration. "route" is not here: its
+# values are the app's route templates and `unmatched`, known once the app is built.
+LABEL_VALUES: dict[str, frozenset[str]] = {}
 UNMATCHED_ROUTE = "unmatched"
 
 
 class LabelValues:
-    """The values a label takes where a domain names them, declared by that domain at import
-    (core names none of them); `bounded` counts any other value as `other`. Every declared
-    value joins `LABEL_VALUES[label]`, which a label of several metrics shares."""
+    """The values a label takes, each set declared by whoever names them (a domain at its
+    import: core names none of a domain's); `bounded` counts any other value as `other`.
+    Every declared value joins `LABEL_VALUES[label]`, which a label of several metrics
+    shares."""
 
     def __init__(self, label: str, *values: str) -> None:
         self.label = label
@@ -182,6 +154,11 @@ class LabelValues:
         return value if value in self.values else OTHER
 
 
+# Core's own: a request's method and status, the database's faults.
+METHODS = LabelValues("method", "GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", OTHER)
+STATUSES = LabelValues("status", *(str(code) for code in range(100, 600)))
+DATABASE_FAULTS = LabelValues("kind", "unavailable", "overloaded")
+# Declared by their owners.
 NO_REASON = "none"  # the `reason` of a command answered without one (a plan)
 # The statuses a command is counted by: its answer's, or ERROR (a 4xx/5xx) (lisan.commands).
 COMMAND_STATUSES = LabelValues("status")
@@ -189,13 +166,14 @@ COMMAND_STATUSES = LabelValues("status")
 # the transcriber's doubts, the planner's declines, the gate's and a failure's (lisan.commands).
 COMMAND_REASONS = LabelValues("reason", NO_REASON, OTHER)
 PROVIDER_CALLS = LabelValues("call")  # the voice provider's calls (lisan.providers.base)
+PROVIDER_OUTCOMES = LabelValues("outcome")  # how a call ended (lisan.providers.base)
 STAGES = LabelValues("stage")  # the command stages the metric times (lisan.commands.stages)
 PURGE_KINDS = LabelValues("kind")  # what each purge removes (lisan.worker)
-
-
-def bounded(value: str, allowed: frozenset[str]) -> str:
-    """`value` when it is one of `allowed`, else `other`: no label takes a value from outside."""
-    return value if value in allowed else OTHER
+DELETION_STATES = LabelValues("state")  # a deletion job's (lisan.deletion.jobs)
+DELETION_OUTCOMES = LabelValues("outcome")  # a deletion attempt's (lisan.deletion.jobs)
+LOSS_CAUSES = LabelValues("cause")  # why telemetry events were lost (lisan.telemetry.writer)
+# What fell back to memory while Redis was away (lisan.core.ratelimit, lisan.providers.breaker).
+REDIS_COMPONENTS = LabelValues("component")
 
 
 MetricT = TypeVar("MetricT", Counter, Gauge, Histogram)
@@ -215,8 +193,8 @@ def labelled(metric: MetricT, *values: str) -> MetricT:
 
 
 def observe_request(route: str, method: str, status: int, seconds: float) -> None:
-    method = bounded(method, METHODS)
-    labelled(HTTP_REQUESTS, route, method, bounded(str(status), STATUSES)).inc()
+    method = METHODS.bounded(method)
+    labelled(HTTP_REQUESTS, route, method, STATUSES.bounded(str(status))).inc()
     labelled(HTTP_DURATION, route, method).observe(seconds)
 
 

@@ -27,6 +27,8 @@ from lisan.core.errors import TooManyRequests
 log = logging.getLogger(__name__)
 
 REDIS_RETRY_AFTER_S = 30.0
+FALLBACK = "rate_limit"  # the `component` of lisan_redis_fallbacks_total
+metrics.REDIS_COMPONENTS.declare({FALLBACK})
 REDIS_TIMEOUT_S = 0.5
 SWEEP_EVERY_S = 1.0  # read at each increment: a test may shorten it
 
@@ -131,7 +133,7 @@ class RateLimiter:
             finally:
                 self._probing = False
         if self._redis is not None:  # meant for Redis, counted in this process instead
-            metrics.labelled(metrics.REDIS_FALLBACKS, "rate_limit").inc()
+            metrics.labelled(metrics.REDIS_FALLBACKS, FALLBACK).inc()
         await self._check(self._memory, item, key)
 
     def _redis_down(self, exc: Exception) -> None:

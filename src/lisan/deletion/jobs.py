@@ -29,6 +29,7 @@ import errno
 import logging
 import uuid
 from datetime import timedelta
+from enum import StrEnum
 from functools import partial
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -49,6 +50,19 @@ log = logging.getLogger(__name__)
 MAX_BACKOFF_S = 3600.0
 STEPS_PER_LEASE = 3  # two steps, each bounded at a third of the lease, end before it does
 WORKER_LOST = "WorkerLost"  # the error of a job whose every attempt's worker died
+
+
+class Attempt(StrEnum):
+    """How a job's attempt ended: the `outcome` of lisan_deletion_attempts_total."""
+
+    COMPLETED = "completed"
+    RETRY = "retry"  # failed, to be tried again
+    FAILED = "failed"  # failed, out of attempts: the job fails and the operator is alerted
+
+
+# The deletion metrics' label values, declared by the jobs that take them.
+metrics.DELETION_STATES.declare(JobStatus)
+metrics.DELETION_OUTCOMES.declare(Attempt)
 
 
 class Jobs:
@@ -140,7 +154,7 @@ class Jobs:
                 raise _Overtaken
             if user_id is not None:  # nor does a failed job of theirs name them
                 await repository.update_jobs_forget_user(session, user_id)
-        metrics.labelled(metrics.DELETION_ATTEMPTS, "completed").inc()
+        metrics.labelled(metrics.DELETION_ATTEMPTS, Attempt.COMPLETED).inc()
         log.info("deletion job completed", extra=_fields(task_id, attempt))
 
     async def _failed_attempt(self, *, task_id: uuid.UUID, attempt: int, exc: Exception) -> None:
@@ -158,7 +172,9 @@ class Jobs:
                 session, task_id=task_id, attempt=attempt, values=values
             ):
                 return
-        metrics.labelled(metrics.DELETION_ATTEMPTS, "failed" if final else "retry").inc()
+        metrics.labelled(
+            metrics.DELETION_ATTEMPTS, Attempt.FAILED if final else Attempt.RETRY
+        ).inc()
         fields = {**_fields(task_id, attempt), "error": values["last_error"]}
         if final:
             log.error("deletion job out of attempts", extra=fields)

@@ -1,8 +1,9 @@
 """What the command pipeline needs from a speech/LLM provider, whichever one it is: its two
 calls (`ProviderCall`), what they take and answer, and how they fail.
 
-The calls' names and the planner's declines are declared to the metrics here, at import (the
-`call` label; the `reason` label of `lisan_commands`), so `core.metrics` names neither."""
+The calls' names, their outcomes and the planner's declines are declared to the metrics here,
+at import (the `call` and `outcome` labels; the `reason` label of `lisan_commands`), so
+`core.metrics` names none of them."""
 
 from __future__ import annotations
 
@@ -36,7 +37,24 @@ class Decline(StrEnum):
     DICTATION_UNSUPPORTED = "dictation_unsupported"
 
 
+class Outcome(StrEnum):
+    """How a provider call ended: `ok`, or the `kind` of its `ProviderError`."""
+
+    OK = "ok"
+    TIMEOUT = "timeout"  # ProviderTimeout
+    HTTP_5XX = "5xx"  # the provider's server failed (ProviderUnavailable)
+    HTTP_4XX = "4xx"  # the provider refused what we sent (ProviderBadAnswer)
+    HTTP_429 = "429"  # the provider rate-limits us (ProviderUnavailable)
+    CONNECTION = "connection"  # no connection to the provider (ProviderUnavailable)
+    MALFORMED = "malformed"  # ProviderBadAnswer
+    CIRCUIT_OPEN = "circuit_open"  # the breaker let no call out (ProviderUnavailable)
+    BUSY = "busy"  # ServiceAtCapacity
+    UNAVAILABLE = "unavailable"  # any other ProviderUnavailable
+    CONFIG_ERROR = "config_error"  # ProviderRefusedRequest
+
+
 metrics.PROVIDER_CALLS.declare(ProviderCall)
+metrics.PROVIDER_OUTCOMES.declare(Outcome)
 metrics.COMMAND_REASONS.declare(Decline)
 
 
@@ -84,11 +102,11 @@ class Expected:
 class ProviderError(Exception):
     """A provider call failed; the subclass says how the client is answered. The message is
     for logs only: clients never see provider detail. `kind` names the failure for metrics
-    (`lisan_provider_calls_total{outcome}`, one of lisan.core.metrics.PROVIDER_OUTCOMES)."""
+    (`lisan_provider_calls_total{outcome}`) and logs."""
 
-    kind = "unavailable"
+    kind: Outcome = Outcome.UNAVAILABLE
 
-    def __init__(self, message: str, *, kind: str | None = None) -> None:
+    def __init__(self, message: str, *, kind: Outcome | None = None) -> None:
         super().__init__(message)
         if kind is not None:
             self.kind = kind
@@ -97,7 +115,7 @@ class ProviderError(Exception):
 class ProviderTimeout(ProviderError):
     """No answer within LISAN_TRANSCRIBE_TIMEOUT_S / LISAN_PLAN_TIMEOUT_S: 504."""
 
-    kind = "timeout"
+    kind = Outcome.TIMEOUT
 
 
 class ProviderUnavailable(ProviderError):
@@ -110,7 +128,7 @@ class ProviderUnavailable(ProviderError):
         *,
         retry_after_s: int = 5,
         public_message: str | None = None,
-        kind: str | None = None,
+        kind: Outcome | None = None,
     ) -> None:
         super().__init__(message, kind=kind)
         self.retry_after_s = retry_after_s
@@ -121,13 +139,13 @@ class ServiceAtCapacity(ProviderUnavailable):
     """No connection free in our own pool to the provider in time: 503, and the provider's
     circuit breaker does not count it (the provider did nothing wrong)."""
 
-    kind = "busy"
+    kind = Outcome.BUSY
 
 
 class ProviderBadAnswer(ProviderError):
     """An answer in a shape the service does not understand (or a 4xx: `kind` "4xx"): 502."""
 
-    kind = "malformed"
+    kind = Outcome.MALFORMED
 
 
 class ProviderRefusedRequest(ProviderError):
@@ -135,7 +153,7 @@ class ProviderRefusedRequest(ProviderError):
     configuration, not an outage. 502; counted `config_error`; the breaker takes it for an
     answer (the provider is up)."""
 
-    kind = "config_error"
+    kind = Outcome.CONFIG_ERROR
 
 
 class VoiceProvider(Protocol):

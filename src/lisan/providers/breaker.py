@@ -38,6 +38,7 @@ from purgatory.service._async.circuitbreaker import AsyncCircuitBreaker
 from lisan.core import metrics
 from lisan.core.ratelimit import REDIS_RETRY_AFTER_S  # the same pause off a failed Redis
 from lisan.providers.base import (
+    Outcome,
     ProviderCall,
     ProviderError,
     ProviderTimeout,
@@ -56,6 +57,9 @@ from lisan.providers.breaker_redis import (
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+FALLBACK = "breaker"  # the `component` of lisan_redis_fallbacks_total
+metrics.REDIS_COMPONENTS.declare({FALLBACK})
 
 
 def is_provider_failure(exc: BaseException) -> bool:
@@ -152,7 +156,7 @@ class ProviderBreaker:
             raise ProviderUnavailable(
                 "voice provider circuit open",
                 retry_after_s=self._retry_after_s(opened),
-                kind="circuit_open",
+                kind=Outcome.CIRCUIT_OPEN,
             ) from None
         except REDIS_DOWN as exc:
             await self._lose_redis(factory, exc)
@@ -231,7 +235,7 @@ class ProviderBreaker:
         uow, self._redis_uow = self._redis_uow, None
         self._factory = self._new_factory(None)
         self._retry_redis_at = time.monotonic() + REDIS_RETRY_AFTER_S
-        metrics.labelled(metrics.REDIS_FALLBACKS, "breaker").inc()
+        metrics.labelled(metrics.REDIS_FALLBACKS, FALLBACK).inc()
         log.warning(
             "Redis failed: the voice provider circuit breaker keeps its state in this process",
             extra={"error": type(exc).__name__},

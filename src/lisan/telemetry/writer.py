@@ -15,6 +15,7 @@ import uuid
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy.exc import DataError, IntegrityError
@@ -36,6 +37,19 @@ BATCH_SIZE = 500
 LINGER_S = 0.05  # let a batch gather after the first event wakes the writer
 RETRY_S = (0.1, 5.0)  # first and longest pause while the database cannot be written
 CLOSE_TIMEOUT_S = 30.0
+
+
+class Loss(StrEnum):
+    """Why events accepted were never written: the `cause` of lisan_telemetry_events_lost_total
+    (declared to the metrics here, at import)."""
+
+    OVERFLOW = "overflow"  # the buffer was full
+    REFUSED = "refused"  # the database refused the event
+    ERROR = "error"  # a write failed
+    SHUTDOWN = "shutdown"  # still buffered when the writer closed
+
+
+metrics.LOSS_CAUSES.declare(Loss)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +108,7 @@ class TelemetryWriter:
         ):
             self._bytes -= _size(self._buffer.popleft().event)
             self.stats.dropped_overflow += 1
-            metrics.labelled(metrics.TELEMETRY_LOST, "overflow").inc()
+            metrics.labelled(metrics.TELEMETRY_LOST, Loss.OVERFLOW).inc()
             if self.stats.dropped_overflow == 1 or self.stats.dropped_overflow % 1000 == 0:
                 log.warning(
                     "telemetry buffer full; dropping oldest",
@@ -130,7 +144,7 @@ class TelemetryWriter:
                 await self._task
             lost = len(self._buffer) + self._in_flight
             self.stats.lost_at_close = lost
-            metrics.labelled(metrics.TELEMETRY_LOST, "shutdown").inc(lost)
+            metrics.labelled(metrics.TELEMETRY_LOST, Loss.SHUTDOWN).inc(lost)
             log.error("telemetry not flushed at shutdown", extra={"lost": lost})
         except Exception as exc:  # the writer died: say so, and let the engines be disposed
             log.error("telemetry writer failed", extra={"error": type(exc).__name__})
@@ -154,7 +168,7 @@ class TelemetryWriter:
                 await self._write_until_done(batch)
             except Exception as exc:  # whatever happens to one batch, the writer goes on
                 self.stats.dropped_error += self._in_flight
-                metrics.labelled(metrics.TELEMETRY_LOST, "error").inc(self._in_flight)
+                metrics.labelled(metrics.TELEMETRY_LOST, Loss.ERROR).inc(self._in_flight)
                 log.error(
                     "telemetry batch dropped after an unexpected error",
                     extra={"error": type(exc).__name__, "events": self._in_flight},
@@ -197,7 +211,7 @@ class TelemetryWriter:
                 await self._write([pending])
             except (IntegrityError, DataError):
                 self.stats.dropped_invalid += 1
-                metrics.labelled(metrics.TELEMETRY_LOST, "refused").inc()
+                metrics.labelled(metrics.TELEMETRY_LOST, Loss.REFUSED).inc()
                 log.warning("telemetry event refused by the database")
             except Exception:
                 return batch[index:]
@@ -226,7 +240,7 @@ class TelemetryWriter:
         self.stats.stored += len(batch) - foreign
         metrics.TELEMETRY_WRITTEN.inc(len(batch) - foreign)
         if foreign:
-            metrics.labelled(metrics.TELEMETRY_LOST, "refused").inc(foreign)
+            metrics.labelled(metrics.TELEMETRY_LOST, Loss.REFUSED).inc(foreign)
 
 
 def _size(event: TelemetryEvent) -> int:

@@ -21,6 +21,7 @@ from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import (
     Expected,
+    Outcome,
     ProviderTimeout,
     ProviderUnavailable,
     Screen,
@@ -65,7 +66,7 @@ class LocalProvider:
             raise ProviderTimeout("transcribe: the offline decode took too long") from None
         except PoolFull as full:
             raise ProviderUnavailable(
-                str(full), retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY, kind="busy"
+                str(full), retry_after_s=BUSY_RETRY_AFTER_S, public_message=BUSY, kind=Outcome.BUSY
             ) from None
         except BrokenProcessPool:
             raise ProviderUnavailable(

@@ -41,6 +41,7 @@ import regex
 
 from lisan.core.text import fold
 from lisan.providers.base import (
+    Outcome,
     ProviderBadAnswer,
     ProviderError,
     ProviderRefusedRequest,
@@ -82,13 +83,13 @@ def status_error(
         return refused, {"error_excerpt": excerpt, "kind": refused.kind}
     if status == 429 or status >= 500:
         retry_after_s = retry_after_seconds(answer.headers)
-        kind = "429" if status == 429 else "5xx"
+        kind = Outcome.HTTP_429 if status == 429 else Outcome.HTTP_5XX
         unavailable = ProviderUnavailable(
             f"{operation}: HTTP {status}", retry_after_s=retry_after_s, kind=kind
         )
         return unavailable, {"error_excerpt": excerpt, "kind": kind, "retry_after_s": retry_after_s}
-    bad = ProviderBadAnswer(f"{operation}: HTTP {status}", kind="4xx")
-    return bad, {"error_excerpt": excerpt, "kind": "4xx"}
+    bad = ProviderBadAnswer(f"{operation}: HTTP {status}", kind=Outcome.HTTP_4XX)
+    return bad, {"error_excerpt": excerpt, "kind": bad.kind}
 
 
 # What a server says when it refuses the request itself, not for a while: the structured-output

@@ -22,6 +22,7 @@ from lisan.core.settings import Endpoint, Settings
 from lisan.core.wav import wav_header
 from lisan.providers.base import (
     Expected,
+    Outcome,
     ProviderBadAnswer,
     ProviderRefusedRequest,
     ProviderTimeout,
@@ -200,7 +201,7 @@ class OpenAIProvider:
             raise ProviderTimeout(f"{operation}: no answer within {timeout_s:g} s") from None
         except TransportFailed as exc:
             _log_failure(fields, started, outcome="connection error", error=str(exc))
-            raise ProviderUnavailable(f"{operation}: {exc}", kind="connection") from None
+            raise ProviderUnavailable(f"{operation}: {exc}", kind=Outcome.CONNECTION) from None
         fields["status"] = answer.status
         fields["duration_ms"] = _elapsed_ms(started)
         failure = status_error(operation, answer, endpoint.api_key, sent)
