@@ -443,7 +443,7 @@ async def test_a_planner_that_declines_is_nothing_to_do_in_no_words_of_its_own(
 
 
 # A declining plan's `reason`, as a remote planner may write it: anything but a known decline.
-DECLINE_REASONS_UNKNOWN: dict[str, Json] = {
+NOT_A_DECLINE: dict[str, Json] = {
     "unknown word": "because I said so",
     "list": ["target_not_on_screen"],
     "object": {"reason": "target_not_on_screen"},
@@ -459,7 +459,7 @@ async def test_a_declining_planner_s_reason_that_is_no_decline_is_nothing_to_do(
     cases = Cases()
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
-        for name, reason in DECLINE_REASONS_UNKNOWN.items():
+        for name, reason in NOT_A_DECLINE.items():
             fake_openai.completions.then(Answer.plan(plan(steps=[], reason=reason)))
             with cases.case(name):
                 response = await command(client, device, command_body())
