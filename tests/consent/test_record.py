@@ -21,7 +21,6 @@ BAD_BODIES: list[tuple[str, Any]] = [
     ("slash in scope", {"scope": "audio/retention", "granted": True}),
     ("non-ASCII scope", {"scope": "audiö", "granted": True}),
     ("trailing newline", {"scope": "audio_retention\n", "granted": True}),
-    ("extra property", {"scope": "audio_retention", "granted": True, "note": "x"}),
     ("user id in body", {"scope": "audio_retention", "granted": True, "user_id": "u"}),
     ("granted as string", {"scope": "audio_retention", "granted": "true"}),
     ("granted as integer", {"scope": "audio_retention", "granted": 1}),
@@ -31,10 +30,6 @@ BAD_BODIES: list[tuple[str, Any]] = [
     ("scope as array", {"scope": ["audio_retention"], "granted": True}),
     ("missing granted", {"scope": "audio_retention"}),
     ("missing scope", {"granted": True}),
-    ("empty object", {}),
-    ("array body", [{"scope": "audio_retention", "granted": True}]),
-    ("null body", None),
-    ("string body", "audio_retention"),
 ]
 
 
@@ -46,29 +41,6 @@ async def test_an_invalid_body_is_400_and_stores_nothing(
     response = await client.post(GRANTS, content=json.dumps(body), headers=device.headers)
     assert_matches_contract(response)
     assert response.status_code == 400
-    assert set(response.json()) == {"error"}
-    assert await consent_rows(admin_engine) == []
-
-
-@pytest.mark.parametrize("raw", [b"", b"not json", b'{"scope": "a", "granted": true'])
-async def test_a_body_that_is_not_json_is_400(
-    client: httpx.AsyncClient, admin_engine: AsyncEngine, raw: bytes
-) -> None:
-    device = await register(client)
-    response = await client.post(GRANTS, content=raw, headers=device.headers)
-    assert_matches_contract(response)
-    assert response.status_code == 400
-    assert await consent_rows(admin_engine) == []
-
-
-async def test_a_body_over_16_kb_is_413_and_stores_nothing(
-    client: httpx.AsyncClient, admin_engine: AsyncEngine
-) -> None:
-    device = await register(client)
-    body = {"scope": "audio_retention", "granted": True, "padding": "x" * 20 * 1024}
-    response = await client.post(GRANTS, json=body, headers=device.headers)
-    assert_matches_contract(response)
-    assert response.status_code == 413
     assert set(response.json()) == {"error"}
     assert await consent_rows(admin_engine) == []
 

