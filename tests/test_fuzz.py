@@ -33,8 +33,8 @@ from schemathesis import AuthContext, Case
 from lisan.admin import service as admin_service
 from lisan.admin.models import Permission
 from lisan.app import LisanApp, create_app
-from lisan.core.database import create_engine, create_session_factory, unit_of_work
 from lisan.core.settings import Settings
+from lisan.db.database import create_engine, create_session_factory, unit_of_work
 from tests.fixtures.contract import CONTRACT_PATH, contract
 
 FUZZ_EXAMPLES = int(os.environ.get("LISAN_FUZZ_EXAMPLES", "40"))

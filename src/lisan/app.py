@@ -14,12 +14,12 @@ from lisan.auth.endpoints import router as auth_router
 from lisan.billing.endpoints import router as billing_router
 from lisan.commands.endpoints import router as commands_router
 from lisan.consent.endpoints import router as consent_router
-from lisan.core.database_trouble import DatabaseTrouble
 from lisan.core.http import JsonResponse
 from lisan.core.logging import configure_logging
-from lisan.core.migrate import upgrade_to_head
-from lisan.core.resources import Resources
 from lisan.core.settings import Settings, get_settings
+from lisan.db.database_trouble import DatabaseTrouble
+from lisan.db.migrate import upgrade_to_head
+from lisan.db.resources import Resources
 from lisan.deletion.endpoints import router as deletion_router
 from lisan.deps import ServedApp, Services
 from lisan.grants.endpoints import router as grants_router

@@ -13,11 +13,11 @@ import typer
 
 from lisan.admin.cli import admin_app
 from lisan.billing.cli import billing_app
-from lisan.core.cli import fail, load_settings_or_exit, migrate_or_exit
-from lisan.core.database import create_engine, database_is_reachable
 from lisan.core.locale import Locale
-from lisan.core.migrate import upgrade_to_head
 from lisan.core.settings import SettingsError
+from lisan.db.cli import fail, load_settings_or_exit, migrate_or_exit
+from lisan.db.database import create_engine, database_is_reachable
+from lisan.db.migrate import upgrade_to_head
 from lisan.phrases import service as phrases
 from lisan.server import metrics_listener
 
@@ -95,7 +95,7 @@ def worker() -> None:
     stopped (SIGINT or SIGTERM)."""
     import signal
 
-    from lisan.core.resources import Resources
+    from lisan.db.resources import Resources
     from lisan.worker import Worker
 
     settings = load_settings_or_exit()

@@ -26,14 +26,14 @@ from starlette.routing import BaseRoute
 from lisan.admin import service as admin
 from lisan.auth.service import Principal, Purpose, authenticate, session_for_token
 from lisan.commands import idempotency
-from lisan.core.database import unit_of_work
-from lisan.core.database_trouble import DatabaseTrouble
 from lisan.core.errors import NotAuthenticated
-from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import client_ip
-from lisan.core.resources import Resources
 from lisan.core.schemas import parse_json_body
 from lisan.core.settings import Settings
+from lisan.db.database import unit_of_work
+from lisan.db.database_trouble import DatabaseTrouble
+from lisan.db.lookups import Lookups
+from lisan.db.resources import Resources
 from lisan.probes.service import ReadinessProbe
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry.writer import TelemetryWriter
@@ -95,7 +95,7 @@ async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
 
 
 async def get_lookups(request: Request) -> Lookups:
-    """Single-statement reads outside a unit of work (`core.lookups`)."""
+    """Single-statement reads outside a unit of work (`db.lookups`)."""
     return services_of(request).resources.lookups
 
 

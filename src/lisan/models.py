@@ -5,7 +5,7 @@ from lisan.auth.models import DeviceSession
 from lisan.billing.models import BilledCommand, Subscription
 from lisan.commands.models import IdempotencyRecord
 from lisan.consent.models import ConsentGrant
-from lisan.core.database import Base
+from lisan.db.database import Base
 from lisan.deletion.models import DeletionJob
 from lisan.grants.models import AppGrant
 from lisan.telemetry.models import CommandEvent

@@ -27,9 +27,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from lisan.auth import tasks as auth
 from lisan.commands import tasks as commands
 from lisan.core import metrics
-from lisan.core.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch, Purge
+from lisan.db.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.deletion.alerts import Alerts
 from lisan.deletion.jobs import Jobs, step_bound_s
 from lisan.recordings import tasks as recordings

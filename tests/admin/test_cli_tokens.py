@@ -17,8 +17,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.admin.models import AdminCredential
 from lisan.app import create_app
 from lisan.core import tokens
-from lisan.core.database import create_engine
 from lisan.core.settings import Settings
+from lisan.db.database import create_engine
 from tests.fixtures.admin import bearer, user_path
 from tests.fixtures.app import client_for
 from tests.fixtures.cli import lisan, messages

@@ -11,7 +11,7 @@ from lisan.admin import service as admin_service
 from lisan.admin.models import AdminCredential, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
-from lisan.core.database import unit_of_work
+from lisan.db.database import unit_of_work
 from tests.fixtures.accounts import account
 from tests.fixtures.admin import ROUTE_IDS, ROUTES, admin_token, audit_of, bearer, user_path
 from tests.fixtures.contract import assert_matches_contract

@@ -13,9 +13,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp, create_app
 from lisan.auth import service
-from lisan.core.database import unit_of_work
 from lisan.core.errors import NotAuthenticated
 from lisan.core.settings import Settings
+from lisan.db.database import unit_of_work
 from tests.fixtures.answers import assert_unauthenticated
 from tests.fixtures.app import client_for
 from tests.fixtures.contract import assert_matches_contract

@@ -14,9 +14,9 @@ from sqlalchemy.engine import Connection
 from lisan.app import LisanApp
 from lisan.auth import tasks as auth
 from lisan.auth.models import DeviceSession
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 from tests.fixtures.devices import Device, register
 from tests.fixtures.statements import before_delete_from
 

@@ -18,7 +18,7 @@ from lisan.billing import service
 from lisan.billing.models import BilledCommand, Subscription
 from lisan.billing.schemas import SubscriptionStatus
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from tests.fixtures.accounts import set_account_status
 from tests.fixtures.answers import assert_retry_after, assert_unauthenticated
 from tests.fixtures.app import client_for

@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.app import LisanApp
 from lisan.billing import service
 from lisan.billing.models import BilledCommand
-from lisan.core.database import create_engine, unit_of_work
 from lisan.core.settings import BillingEnforcement
+from lisan.db.database import create_engine, unit_of_work
 from tests.fixtures.billing import entitlement_of, subscribe
 from tests.fixtures.devices import register
 from tests.fixtures.rows import subscriptions_unreadable

@@ -12,7 +12,7 @@ from datetime import timedelta
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from lisan.testing.openai_script import DEFAULT_PLAN, Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.answers import assert_error, assert_retry_after

@@ -18,8 +18,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.commands import pipeline
-from lisan.core.http import answered_status
 from lisan.core.settings import Settings
+from lisan.db.database_trouble import answered_status
 from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.answers import assert_error, assert_retry_after

@@ -22,9 +22,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.app import LisanApp
 from lisan.commands import idempotency, service
 from lisan.commands.models import IdempotencyRecord
-from lisan.core.database import Executor
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.types import utcnow
 from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
 from lisan.testing.openai_server import FakeOpenAI
 from lisan.testing.speech import silence

@@ -19,8 +19,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from lisan.app import LisanApp
 from lisan.commands import tasks
 from lisan.commands.models import DONE, IdempotencyRecord
-from lisan.core.database import unit_of_work
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 from tests.fixtures.devices import Device, register
 from tests.fixtures.statements import before_delete_from
 

@@ -191,7 +191,7 @@ async def test_a_job_that_never_succeeds_fails_and_alerts_an_operator(
 
 
 async def test_backoff_grows_exponentially_with_jitter(settings: Settings) -> None:
-    from lisan.core.database import create_engine, create_session_factory
+    from lisan.db.database import create_engine, create_session_factory
 
     engine = create_engine(settings.database_url)
     worker = Worker(settings, create_session_factory(engine))

@@ -13,9 +13,9 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from lisan.app import LisanApp
-from lisan.core.database import unit_of_work
 from lisan.core.locale import Locale
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.users import service as users
 from tests.fixtures.deletion import worker_for

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from lisan.app import LisanApp
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
+from lisan.db.database import unit_of_work
 from lisan.recordings.store import audio_folder, store_audio
 from lisan.users import service as users
 from tests.fixtures.deletion import worker_for

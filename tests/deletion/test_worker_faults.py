@@ -1,5 +1,5 @@
 """A worker cycle that fails for want of the database says which trouble it is, as the routes
-do (`core.database_trouble.DatabaseTrouble`), once per episode: under 200 clients every cycle
+do (`db.database_trouble.DatabaseTrouble`), once per episode: under 200 clients every cycle
 met a pool wait that ran out and logged "worker cycle failed" at ERROR while PostgreSQL was
 idle."""
 

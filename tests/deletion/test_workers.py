@@ -24,10 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from lisan.app import LisanApp
 from lisan.auth.models import DeviceSession
 from lisan.commands.models import DONE, IdempotencyRecord
-from lisan.core.database import create_engine, create_session_factory, unit_of_work
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.database import create_engine, create_session_factory, unit_of_work
+from lisan.db.types import utcnow
 from lisan.deletion import service
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.recordings.store import audio_folder, remove_audio, store_audio

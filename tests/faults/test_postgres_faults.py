@@ -17,7 +17,7 @@ from pathlib import Path
 
 import httpx
 
-from lisan.core.database import DATABASE_TIMEOUT_S
+from lisan.db.database import DATABASE_TIMEOUT_S
 from lisan.probes.service import READY_CACHE_S
 from tests.fixtures.load import (
     Load,

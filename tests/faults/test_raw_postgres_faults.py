@@ -1,5 +1,5 @@
 """The command path's units of work and look-ups speak asyncpg itself on PostgreSQL
-(`core.raw_postgres`): on a frozen server they fail within the database bound as SQLAlchemy's
+(`db.raw_postgres`): on a frozen server they fail within the database bound as SQLAlchemy's
 OperationalError or a connect timeout (a 503); a connection cut off mid-statement or ended by
 the server is never handed out again; the next unit of work after the server is back
 succeeds."""
@@ -18,11 +18,11 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
-from lisan.core.database import DATABASE_TIMEOUT_S, Executor, create_engine
-from lisan.core.database_trouble import DATABASE_UNAVAILABLE
 from lisan.core.lanes import Lane
-from lisan.core.lookups import Lookups
-from lisan.core.writer import Writer
+from lisan.db.database import DATABASE_TIMEOUT_S, Executor, create_engine
+from lisan.db.database_trouble import DATABASE_UNAVAILABLE
+from lisan.db.lookups import Lookups
+from lisan.db.writer import Writer
 from tests.fixtures.private_servers import PrivatePostgres
 
 SLACK_S = 3.0

@@ -22,8 +22,8 @@ from typing import Any
 import httpx
 import redis.asyncio as redis
 
-from lisan.core import resources
 from lisan.core.ratelimit import REDIS_TIMEOUT_S
+from lisan.db import resources
 from lisan.probes.service import READY_CACHE_S, REDIS_PING_S
 from tests.fixtures.clock import clear_of_a_minute_boundary
 from tests.fixtures.devices import Device

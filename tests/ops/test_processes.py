@@ -26,7 +26,7 @@ from sqlalchemy import func, insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.commands.models import DONE, IdempotencyRecord
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from lisan.deletion.models import DeletionJob
 from lisan.telemetry.models import CommandEvent
 from lisan.testing.openai_script import DEFAULT_PLAN, Answer

@@ -11,7 +11,7 @@ from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from lisan.telemetry.models import CommandEvent
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.devices import Device, register

@@ -186,7 +186,7 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
 ) -> None:
     """At SIGTERM every event is stored or counted as lost, within the flush bound, the batch being
     retried included: the log's count of lost events is the true one."""
-    from lisan.core.database import create_engine, create_session_factory
+    from lisan.db.database import create_engine, create_session_factory
     from tests.fixtures.network import closed_port
 
     engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/none")

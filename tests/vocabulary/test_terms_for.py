@@ -7,7 +7,7 @@ import uuid
 import httpx
 
 from lisan.app import LisanApp
-from lisan.core.database import unit_of_work
+from lisan.db.database import unit_of_work
 from lisan.vocabulary.service import terms_for
 from tests.fixtures.devices import register
 from tests.fixtures.vocabulary import created, patch

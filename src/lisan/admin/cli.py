@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin import service as admin
 from lisan.admin.models import Permission
-from lisan.core.cli import fail, load_settings_or_exit, run_in_unit_of_work
+from lisan.db.cli import fail, load_settings_or_exit, run_in_unit_of_work
 
 admin_app = typer.Typer(
     help="Admin credentials for the audited admin routes.", no_args_is_help=True

@@ -7,8 +7,8 @@ from sqlalchemy import Row, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
-from lisan.core.database import rowcount
-from lisan.core.lookups import Lookups
+from lisan.db.database import rowcount
+from lisan.db.lookups import Lookups
 
 _CREDENTIAL_BY_HASH = select(
     AdminCredential.id, AdminCredential.name, AdminCredential.permissions

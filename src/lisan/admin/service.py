@@ -16,10 +16,10 @@ from lisan.admin.models import AdminCredential, AuditEvent, AuditOutcome, Permis
 from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
 from lisan.core import tokens
 from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
-from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.schemas import ResponseModel
-from lisan.core.types import utcnow
+from lisan.db.lookups import Lookups
+from lisan.db.types import utcnow
 from lisan.users import service as users
 
 log = logging.getLogger(__name__)

@@ -6,8 +6,8 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, LargeBinary, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base
-from lisan.core.types import UtcDateTime
+from lisan.db.database import Base
+from lisan.db.types import UtcDateTime
 
 
 class DeviceSession(Base):

@@ -8,8 +8,8 @@ from sqlalchemy import Row, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.auth.models import DeviceSession
-from lisan.core.database import rowcount, table_of
-from lisan.core.lookups import Lookups
+from lisan.db.database import rowcount, table_of
+from lisan.db.lookups import Lookups
 from lisan.users.repository import with_account
 
 _table = table_of(DeviceSession)

@@ -17,9 +17,9 @@ from lisan.auth.schemas import INSTALL_ID_PATTERN, DeviceRegistration, SessionGr
 from lisan.core import tokens
 from lisan.core.errors import Forbidden, NotAuthenticated
 from lisan.core.locale import Locale
-from lisan.core.lookups import Lookups
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.lookups import Lookups
+from lisan.db.types import utcnow
 from lisan.users import service as users
 from lisan.users.models import AccountStatus
 

@@ -12,8 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing import service as billing
 from lisan.billing.schemas import SubscriptionStatus
-from lisan.core.cli import fail, load_settings_or_exit, run_in_unit_of_work
 from lisan.core.errors import NotFound
+from lisan.db.cli import fail, load_settings_or_exit, run_in_unit_of_work
 
 billing_app = typer.Typer(
     help="Subscriptions, as a billing sync records them.", no_args_is_help=True

@@ -9,7 +9,7 @@ from sqlalchemy import Row, bindparam, delete, func, literal, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
-from lisan.core.database import Executor, PerDialect, dialect_name, table_of
+from lisan.db.database import Executor, PerDialect, dialect_name, table_of
 
 _BILLED = table_of(BilledCommand)
 # Built once, on the table rather than the entity: it runs on every billed command.

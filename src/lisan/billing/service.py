@@ -18,10 +18,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.billing import repository
 from lisan.billing.models import Subscription
 from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
-from lisan.core.database import Executor
-from lisan.core.lookups import Lookups
 from lisan.core.settings import BillingEnforcement
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.lookups import Lookups
+from lisan.db.types import utcnow
 from lisan.users import service as users
 
 log = logging.getLogger(__name__)

@@ -25,9 +25,9 @@ from enum import Enum
 
 from lisan.commands import repository
 from lisan.commands.models import DONE, RUNNING
-from lisan.core.database import Executor
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.types import utcnow
 
 log = logging.getLogger(__name__)
 

@@ -6,8 +6,8 @@ from datetime import datetime
 from sqlalchemy import ForeignKey, Index, Integer, LargeBinary, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base
-from lisan.core.types import UtcDateTime
+from lisan.db.database import Base
+from lisan.db.types import UtcDateTime
 
 RUNNING, DONE = "running", "done"  # IdempotencyRecord.state
 

@@ -44,10 +44,10 @@ from lisan.commands.stages import Stage, timed
 from lisan.commands.state import Claimed, Command, Context, Progress
 from lisan.consent import service as consent
 from lisan.core import metrics
-from lisan.core.database import Executor, unit_of_work
 from lisan.core.errors import ServiceUnavailable
-from lisan.core.resources import Resources
 from lisan.core.settings import BillingEnforcement
+from lisan.db.database import Executor, unit_of_work
+from lisan.db.resources import Resources
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans.naming import ask_unnamed_taps

@@ -11,7 +11,7 @@ from sqlalchemy import bindparam, delete, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
-from lisan.core.database import Executor, PerDialect, rowcount, table_of
+from lisan.db.database import Executor, PerDialect, rowcount, table_of
 
 _RECORDS = table_of(IdempotencyRecord)
 # Named apart from the columns: an UPDATE reserves the column names for its SET values.

@@ -28,10 +28,10 @@ from lisan.commands.stages import Lap, Stage
 from lisan.commands.state import Command, Progress
 from lisan.core import metrics
 from lisan.core.context import command_outcome_var, provider_caller_var
-from lisan.core.database import Executor
 from lisan.core.errors import CLIENT_CLOSED_REQUEST
-from lisan.core.http import answered_status
-from lisan.core.resources import Resources
+from lisan.db.database import Executor
+from lisan.db.database_trouble import answered_status
+from lisan.db.resources import Resources
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry import service as telemetry
 from lisan.users import service as users
@@ -66,7 +66,7 @@ _FAILURES = {
 
 
 def failure(status_code: int) -> Failure:
-    """What a command answered `status_code` (`core.http.answered_status`) failed with."""
+    """What a command answered `status_code` (`db.database_trouble.answered_status`) failed with."""
     return _FAILURES.get(status_code, Failure.SERVER_ERROR)
 
 

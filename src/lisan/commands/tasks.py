@@ -5,10 +5,10 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.commands import repository
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 
 
 async def purge(

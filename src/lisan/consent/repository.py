@@ -9,7 +9,7 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.consent.models import ConsentGrant
-from lisan.core.database import Executor
+from lisan.db.database import Executor
 
 # The latest row of (user, scope) by sequence, served by ix_consent_grants_user_scope
 # (user_id, scope, id) as one backward index probe. Built once: it is on the command path.

@@ -10,8 +10,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lisan.consent import repository
 from lisan.consent.models import ConsentGrant
 from lisan.consent.schemas import ConsentGrantRecorded, ConsentGrantRequest, ConsentState
-from lisan.core.database import Executor
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.types import utcnow
 
 # The scope that lets the command pipeline keep a command's audio.
 AUDIO_RETENTION = "audio_retention"

@@ -23,9 +23,9 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import AsyncRetrying, stop_after_attempt, wait_exponential_jitter
 
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 from lisan.deletion import repository
 
 log = logging.getLogger(__name__)

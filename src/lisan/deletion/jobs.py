@@ -36,9 +36,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import RetryCallState, Retrying, wait_exponential_jitter
 
 from lisan.core import metrics
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
-from lisan.core.types import utcnow
+from lisan.db.database import unit_of_work
+from lisan.db.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import JobStatus
 from lisan.recordings.filework import FileWork

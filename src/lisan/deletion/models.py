@@ -7,8 +7,8 @@ from enum import StrEnum
 from sqlalchemy import Boolean, CheckConstraint, Index, Integer, String, Uuid, false
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base, unique_where
-from lisan.core.types import UtcDateTime
+from lisan.db.database import Base, unique_where
+from lisan.db.types import UtcDateTime
 
 
 class JobStatus(StrEnum):

@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import ColumnElement, Select, and_, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import dialect_name, rowcount
+from lisan.db.database import dialect_name, rowcount
 from lisan.deletion.models import IN_FLIGHT, DeletionJob, JobStatus
 
 

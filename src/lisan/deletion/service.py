@@ -10,7 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.errors import NotFound
 from lisan.core.ids import path_uuid
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.deletion.schemas import DeletionJobView, DeletionQueued

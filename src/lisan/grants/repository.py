@@ -10,8 +10,8 @@ from typing import Any
 from sqlalchemy import Row, bindparam, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor
-from lisan.core.lookups import Lookups
+from lisan.db.database import Executor
+from lisan.db.lookups import Lookups
 from lisan.grants.models import AppGrant
 
 _OF_USER = AppGrant.user_id == bindparam("user_id")

@@ -8,9 +8,9 @@ from collections.abc import Collection
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor
-from lisan.core.lookups import Lookups
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.lookups import Lookups
+from lisan.db.types import utcnow
 from lisan.grants import repository
 from lisan.grants.models import AppGrant
 from lisan.grants.schemas import AppGrantList, AppGrantRecorded, AppGrantRequest

@@ -11,9 +11,9 @@ from sqlalchemy import text
 from sqlalchemy.engine import Connection
 
 import lisan.models
-from lisan.core.database import create_engine
-from lisan.core.migrate import MIGRATION_LOCK_ID
-from lisan.core.types import UtcDateTime
+from lisan.db.database import create_engine
+from lisan.db.migrate import MIGRATION_LOCK_ID
+from lisan.db.types import UtcDateTime
 
 config = context.config
 target_metadata = lisan.models.Base.metadata
@@ -53,7 +53,7 @@ def _run(connection: Connection) -> None:
 
 
 # A migration's DDL, or its wait for another process's migration lock, may outlast the bound
-# every request's statement has (core.database): migrations run unbounded.
+# every request's statement has (db.database): migrations run unbounded.
 _UNBOUNDED: dict[str, Any] = {
     "command_timeout": None,
     "server_settings": {"statement_timeout": "0"},

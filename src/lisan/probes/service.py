@@ -6,8 +6,8 @@ import asyncio
 import time
 from datetime import UTC, datetime
 
-from lisan.core.database import database_is_reachable
-from lisan.core.resources import Resources
+from lisan.db.database import database_is_reachable
+from lisan.db.resources import Resources
 from lisan.probes.schemas import ComponentState, Health, Readiness
 
 SERVICE_NAME = "lisan"

@@ -25,9 +25,9 @@ from functools import partial
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.consent import service as consent
-from lisan.core.database import unit_of_work
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch
+from lisan.db.database import unit_of_work
 from lisan.recordings.filework import FileWork
 from lisan.recordings.store import RemoveRecordings, audio_owners
 from lisan.users import service as users

@@ -1,6 +1,6 @@
 """The one renderer of every error: whatever the application raises becomes exactly
-`{"error": "<safe message>"}` with its status (`lisan.core.http.answered_status` says which
-status a failure gets, for whoever records a failed request)."""
+`{"error": "<safe message>"}` with its status (`lisan.db.database_trouble.answered_status` says
+which status a failure gets, for whoever records a failed request)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Match, Route
 
-from lisan.core.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 from lisan.core.errors import (
     InternalError,
     LisanError,
@@ -22,6 +21,7 @@ from lisan.core.errors import (
     error_for_status,
 )
 from lisan.core.schemas import describe_validation_error
+from lisan.db.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
 
 log = logging.getLogger("lisan.error")
 

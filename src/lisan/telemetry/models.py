@@ -7,8 +7,8 @@ from typing import Any
 from sqlalchemy import JSON, Float, ForeignKey, Index, Integer, String, Uuid
 from sqlalchemy.orm import Mapped, mapped_column
 
-from lisan.core.database import Base
-from lisan.core.types import UtcDateTime
+from lisan.db.database import Base
+from lisan.db.types import UtcDateTime
 
 
 class CommandEvent(Base):

@@ -7,7 +7,7 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor, PerDialect, table_of
+from lisan.db.database import Executor, PerDialect, table_of
 from lisan.telemetry.models import CommandEvent
 
 _EVENTS = table_of(CommandEvent)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from lisan.core.database import Executor
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.types import utcnow
 from lisan.telemetry import repository
 
 

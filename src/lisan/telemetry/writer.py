@@ -22,7 +22,7 @@ from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.core import metrics
-from lisan.core.types import utcnow
+from lisan.db.types import utcnow
 from lisan.telemetry import repository
 from lisan.telemetry.schemas import TelemetryEvent
 

@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, FromClause, Select, bindparam, delete, sel
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from lisan.core.database import Executor
+from lisan.db.database import Executor
 from lisan.users.models import User
 
 # Built once: they run on a command's units of work (a raw connection compiles each once).

@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
 from lisan.core.locale import Locale
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.types import utcnow
 from lisan.users import repository
 from lisan.users.models import AccountStatus, User
 from lisan.users.schemas import CurrentUserView, Preferences

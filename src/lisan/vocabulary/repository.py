@@ -9,8 +9,8 @@ from typing import Any
 from sqlalchemy import Row, bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor, PerDialect, rowcount, table_of
-from lisan.core.lookups import Lookups
+from lisan.db.database import Executor, PerDialect, rowcount, table_of
+from lisan.db.lookups import Lookups
 from lisan.vocabulary.models import VocabularyCount, VocabularyTerm
 
 _OLDEST_FIRST = (VocabularyTerm.created_at, VocabularyTerm.id)

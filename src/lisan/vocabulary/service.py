@@ -12,11 +12,11 @@ import uuid
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import Executor
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
-from lisan.core.lookups import Lookups
-from lisan.core.types import utcnow
+from lisan.db.database import Executor
+from lisan.db.lookups import Lookups
+from lisan.db.types import utcnow
 from lisan.vocabulary import repository
 from lisan.vocabulary.models import VocabularyTerm
 from lisan.vocabulary.schemas import (

@@ -1,4 +1,4 @@
-"""Units of work of Core statements (`core.writer.Writer.run`): whole or not at all; on SQLite
+"""Units of work of Core statements (`db.writer.Writer.run`): whole or not at all; on SQLite
 one hop to a writer thread of their own per unit of work, never a statement through aiosqlite,
 never a wait for SQLite's lock on the event loop, and every wait bounded."""
 
@@ -20,9 +20,9 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from lisan.core.database import Executor
 from lisan.core.lanes import Lane
-from lisan.core.writer import UnitAwaited, Writer
+from lisan.db.database import Executor
+from lisan.db.writer import UnitAwaited, Writer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.app import lisan_app
 from tests.fixtures.commands import app_with, command_body, post, raw_body

@@ -3,12 +3,12 @@ route begins with, the hottest statement the service runs, and the lists a route
 in one statement (a user's vocabulary, their apps' grants).
 
 Each statement is written once, in SQLAlchemy Core, beside its domain's other queries. On
-SQLite it runs on one connection of its own on the event loop's thread (`core.inline`,
+SQLite it runs on one connection of its own on the event loop's thread (`db.inline`,
 `query_only`): a WAL reader never waits for a writer, so the loop is held for the read alone;
 `LOOKUP_BUSY_WAIT_S` bounds the one wait left (another connection recovering the log after a
 crash), past which the read fails as any SQLite lock wait does (503). On PostgreSQL the reads
 run on a connection of the read engine's pool, spoken to by asyncpg itself
-(`core.raw_postgres`: SQLAlchemy's pool and bounds, not its execution path).
+(`db.raw_postgres`: SQLAlchemy's pool and bounds, not its execution path).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from typing import Any
 from sqlalchemy import Row, Select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core.inline import InlineSQLite
-from lisan.core.prepared import PreparedCache
-from lisan.core.raw_postgres import RawPostgres, checked_out
+from lisan.db.inline import InlineSQLite
+from lisan.db.prepared import PreparedCache
+from lisan.db.raw_postgres import RawPostgres, checked_out
 
 LOOKUP_BUSY_WAIT_S = 0.1
 

@@ -7,8 +7,8 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Connection, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core.database import DATABASE_TIMEOUT_S, NAMING_CONVENTION, Base
-from lisan.core.migrate import MIGRATION_LOCK_ID, alembic_config, upgrade_to_head
+from lisan.db.database import DATABASE_TIMEOUT_S, NAMING_CONVENTION, Base
+from lisan.db.migrate import MIGRATION_LOCK_ID, alembic_config, upgrade_to_head
 
 
 async def test_the_database_is_migrated_to_head(

@@ -1,4 +1,4 @@
-"""`core.prepared`: a Core statement compiled once and run on the driver itself. A list
+"""`db.prepared`: a Core statement compiled once and run on the driver itself. A list
 parameter (`IN`) is expanded by SQLAlchemy once for each length of list, and every call still
 gets its own values, converted as the engine converts them."""
 
@@ -15,7 +15,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from lisan.app import LisanApp
-from lisan.core.prepared import Prepared
+from lisan.db.prepared import Prepared
 from lisan.grants.repository import GRANTED_AMONG, list_granted_among
 from tests.fixtures.devices import register
 from tests.fixtures.grants import recorded

@@ -12,10 +12,10 @@ from typing import NoReturn, TypeVar
 import typer
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.core.database import create_engine, create_session_factory, unit_of_work
 from lisan.core.logging import configure_logging
-from lisan.core.migrate import upgrade_to_head
 from lisan.core.settings import Settings, SettingsError, get_settings
+from lisan.db.database import create_engine, create_session_factory, unit_of_work
+from lisan.db.migrate import upgrade_to_head
 
 T = TypeVar("T")
 

@@ -3,7 +3,7 @@
 The pool stays SQLAlchemy's (its bounds, its connect and statement timeouts, its metrics);
 what this skips is SQLAlchemy's execution path and the greenlet switch of each statement,
 which cost more than the statement (`python -m bench.commands`), and the engine `Connection`
-made around each checkout. A statement is compiled once (`core.prepared`) and sent with
+made around each checkout. A statement is compiled once (`db.prepared`) and sent with
 asyncpg's own prepared-statement cache.
 
 Failures are raised as SQLAlchemy raises them, so the error handlers and the services answer
@@ -11,7 +11,7 @@ them as before: a broken constraint is an IntegrityError; a server that is down,
 full or frozen (a connection error, SQLSTATE 08, 53 or 57, the client's statement bound) is an
 OperationalError (503). A connection left in an unknown state (ended by the server, or cut
 off mid-statement by the bound or by a cancelled request) is terminated at once and
-invalidated, never handed back to the pool: as `core.database` does for the engine's own.
+invalidated, never handed back to the pool: as `db.database` does for the engine's own.
 """
 
 from __future__ import annotations
@@ -29,11 +29,11 @@ from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.util import greenlet_spawn
 
-from lisan.core.prepared import PreparedCache, Rows
+from lisan.db.prepared import PreparedCache, Rows
 
 T = TypeVar("T")
 
-# SQLSTATEs of a PostgreSQL that cannot serve now, here and for the engine (core.database): 08
+# SQLSTATEs of a PostgreSQL that cannot serve now, here and for the engine (db.database): 08
 # connection exception, 53 insufficient resources (too many connections), 57 operator
 # intervention (shutting down, starting up, statement timeout). 08 and 57P (the server ended
 # the session) leave no usable connection.
@@ -145,7 +145,7 @@ def _rowcount(status: str) -> int:
 
 
 def _as_sqlalchemy(sql: str, error: Exception) -> StatementError:
-    """As SQLAlchemy's asyncpg dialect and `core.database` raise it, never with the values."""
+    """As SQLAlchemy's asyncpg dialect and `db.database` raise it, never with the values."""
     sqlstate = str(getattr(error, "sqlstate", None) or "")
     if isinstance(error, asyncpg.IntegrityConstraintViolationError):
         return IntegrityError(sql, None, error, hide_parameters=True)

@@ -12,7 +12,7 @@ from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.types import TypeDecorator
 
-from lisan.core.types import UtcDateTime
+from lisan.db.types import UtcDateTime
 
 # Texts SQLite may hold in a UtcDateTime column: SQLAlchemy's own, and what hand-written SQL or
 # an older writer could have left (no microseconds, an offset, a `T`, `Z`, a bare date).

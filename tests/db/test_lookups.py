@@ -1,4 +1,4 @@
-"""The credential look-up every user and admin route begins with (`core.lookups.Lookups`): on
+"""The credential look-up every user and admin route begins with (`db.lookups.Lookups`): on
 SQLite a read by the driver itself on the event loop's thread, never a thread hop through
 aiosqlite (the async engine cost 658 us of CPU per look-up, bare sqlite3 8); bounded so a lock
 cannot hold the loop for SQLite's usual 5 s lock wait; a failure raised as SQLAlchemy's, so it
@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from lisan.app import LisanApp
 from lisan.auth.repository import _PRINCIPAL_BY_HASH
-from lisan.core.lookups import LOOKUP_BUSY_WAIT_S, Lookups
+from lisan.db.lookups import LOOKUP_BUSY_WAIT_S, Lookups
 from tests.fixtures.devices import register
 
 

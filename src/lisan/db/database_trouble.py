@@ -2,12 +2,13 @@
 database's (a 503 the client may retry, never a 500), and whether they are an outage or this
 process's own overload, counted and logged once per episode rather than once per request.
 
-The answer the client gets is rendered by `lisan.server.error_handlers`; the classification is the
-database's, and the worker uses it too.
+The answer the client gets is rendered by `lisan.server.error_handlers`, with the status
+`answered_status` names; the classification is the database's, and the worker uses it too.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import time
@@ -16,6 +17,12 @@ from sqlalchemy.exc import InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from lisan.core import metrics
+from lisan.core.errors import (
+    CLIENT_CLOSED_REQUEST,
+    InternalError,
+    LisanError,
+    ServiceUnavailable,
+)
 
 log = logging.getLogger("lisan.error")
 
@@ -31,6 +38,20 @@ DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (
     ConnectionError,
     TimeoutError,
 )
+
+
+def answered_status(failure: BaseException) -> int:
+    """The status the server's error handlers (`lisan.server.error_handlers`) answer `failure`
+    with, for whoever records a failed request (a command event's `ERROR_<status>`), so the
+    record says what the client got. A cancelled request (its client went away) was answered
+    nothing: `CLIENT_CLOSED_REQUEST` (499)."""
+    if isinstance(failure, LisanError):
+        return failure.status_code
+    if isinstance(failure, DATABASE_UNAVAILABLE):
+        return ServiceUnavailable.status_code
+    if isinstance(failure, asyncio.CancelledError):
+        return CLIENT_CLOSED_REQUEST
+    return InternalError.status_code
 
 
 class _Episode:

@@ -3,9 +3,9 @@
 `work` is an `async def` taking the connection to run its statements on; it is run in one
 transaction, committed when it returns and rolled back when it raises. On PostgreSQL that is a
 transaction on a connection of the write engine's pool, spoken to by asyncpg itself
-(`core.raw_postgres`), and `work` is awaited on the loop.
+(`db.raw_postgres`), and `work` is awaited on the loop.
 
-On SQLite it is one sqlite3 connection of the process's own (`core.inline`), on one thread of
+On SQLite it is one sqlite3 connection of the process's own (`db.inline`), on one thread of
 its own (a `core.lanes` lane), and the whole unit of work runs there in one hop: BEGIN IMMEDIATE
 (waiting for the write lock in SQLite's busy handler, off the loop), every statement, COMMIT. A
 statement on that connection never suspends, so `work` runs to its end in one step on that
@@ -38,12 +38,13 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from lisan.core import metrics, raw_postgres, turns
-from lisan.core.database import SQLITE_LOCK_WAIT_S
-from lisan.core.inline import InlineSQLite
+from lisan.core import metrics, turns
 from lisan.core.lanes import Lane
-from lisan.core.prepared import PreparedCache
-from lisan.core.raw_postgres import RawPostgres
+from lisan.db import raw_postgres
+from lisan.db.database import SQLITE_LOCK_WAIT_S
+from lisan.db.inline import InlineSQLite
+from lisan.db.prepared import PreparedCache
+from lisan.db.raw_postgres import RawPostgres
 
 T = TypeVar("T")
 Work = Callable[[InlineSQLite | RawPostgres], Coroutine[Any, Any, T]]

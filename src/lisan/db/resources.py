@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 import redis.asyncio as redis
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
-from lisan.core.database import create_engine, create_session_factory
 from lisan.core.lanes import Lane
-from lisan.core.lookups import Lookups
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
-from lisan.core.writer import Writer
+from lisan.db.database import create_engine, create_session_factory
+from lisan.db.lookups import Lookups
+from lisan.db.writer import Writer
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from lisan.core import metrics
-from lisan.core.inline import InlineSQLite
-from lisan.core.raw_postgres import SESSION_GONE_SQLSTATES, UNAVAILABLE_SQLSTATES, RawPostgres
+from lisan.db.inline import InlineSQLite
+from lisan.db.raw_postgres import SESSION_GONE_SQLSTATES, UNAVAILABLE_SQLSTATES, RawPostgres
 
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
@@ -62,7 +62,7 @@ def table_of(model: type[Base]) -> Table:
 
 # What a service runs its statements on: an ORM session, or, where only Core statements run (the
 # command path, where a session's bookkeeping costs more than its queries), a bare connection:
-# asyncpg's on PostgreSQL, sqlite3's on SQLite (`core.writer`, `core.lookups`).
+# asyncpg's on PostgreSQL, sqlite3's on SQLite (`db.writer`, `db.lookups`).
 Executor = AsyncSession | AsyncConnection | InlineSQLite | RawPostgres
 
 

@@ -1,11 +1,11 @@
 """A sqlite3 connection of the process's own, for Core statements, without aiosqlite.
 
 aiosqlite hands every statement to a thread of its own and back, and SQLAlchemy's execution
-path costs more than a small statement does (`core.prepared`). Two of these run: the look-ups'
+path costs more than a small statement does (`db.prepared`). Two of these run: the look-ups'
 reader, on the event loop's own thread (a read that finds the database free takes
 microseconds; WAL: a reader never waits for a writer, and `busy_s` bounds the one wait left, a
 connection recovering the log after a crash), and the command path's writer, whose units of
-work each run whole on a thread of their own (`core.writer`), where the wait for the write
+work each run whole on a thread of their own (`db.writer`), where the wait for the write
 lock happens.
 
 A driver error is raised as SQLAlchemy raises it (`DBAPIError.instance`: an IntegrityError for
@@ -22,7 +22,7 @@ from sqlalchemy import Dialect
 from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql.elements import ClauseElement
 
-from lisan.core.prepared import PreparedCache, Rows
+from lisan.db.prepared import PreparedCache, Rows
 
 
 class InlineSQLite:
