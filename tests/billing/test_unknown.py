@@ -60,7 +60,7 @@ async def test_a_read_slower_than_two_seconds_is_unknown(
     app: LisanApp, client: httpx.AsyncClient, database_url: str, database_kind: str
 ) -> None:
     if database_kind != "postgresql":
-        pytest.skip("a SQLite reader never waits (tests/core/test_read_routes.py)")
+        pytest.skip("a SQLite reader never waits (tests/db/test_read_routes.py)")
     device = await register(client)
     await subscribe(app, device.user_id, "ACTIVE")
     started = time.monotonic()
