@@ -57,8 +57,9 @@ from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import ProviderBadAnswer
 from lisan.providers.http import Answer
-from lisan.providers.openai.errors import Sent, status_error
+from lisan.providers.openai.errors import status_error
 from lisan.providers.openai.planning import plan_from
+from lisan.providers.openai.withholding import Sent
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_script import chat_completion
 

@@ -11,7 +11,8 @@ from collections.abc import Callable
 import orjson
 import pytest
 
-from lisan.providers.openai.errors import Sent, error_excerpt, refuses_the_request
+from lisan.providers.openai.errors import error_excerpt, refuses_the_request
+from lisan.providers.openai.withholding import Sent
 
 SIZES = (16_000, 64_000, 256_000, 1_000_000)
 # CPU seconds (not wall time: other processes share the machine) for one read of 1 MB; a parse

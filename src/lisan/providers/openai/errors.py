@@ -8,15 +8,12 @@ values are never read), a FastAPI `detail` as each error's `type` and location (
 or `input`: a 422 echoes what was sent there), else its text. Then, in this order:
 1. each part is cut first (the message to MESSAGE_CHARS, a field to FIELD_CHARS), a word the
    cut splits dropped whole, so everything after works on a bounded text;
-2. escapes are decoded (`unescaped`: percent-encoding, `\\xNN`, `\\uXXXX`, HTML entities), so
-   the user's words are recognised however the server spelled them back;
+2. escapes are decoded (`withholding.unescaped`), so the user's words are recognised however
+   the server spelled them back;
 3. control characters and runs of spaces are folded to one space, and the text is cut to
    ERROR_EXCERPT_CHARS, a split word again dropped (a name cut in two is no longer one);
 4. every word of the user's (`Sent`) is replaced by WITHHELD, in the message and in the
-   structured fields alike: a word that equals a word of a vocabulary term or contains one
-   (of MIN_CONTAINED_CHARS or more: a two-letter Ge'ez name with a suffix), and, for the
-   planner, a word that equals any word of the transcript or the screen. Words are compared
-   as `core.text.fold` reads them (any case, look-alike letters, Ethiopic homophones);
+   structured fields alike (which words are the user's: `providers.openai.withholding`);
 5. our API key (when long enough to be a secret: a dummy like `x` masks nothing) and anything
    shaped like a key are masked;
 6. what the markers lengthened is cut to ERROR_EXCERPT_CHARS again.
@@ -26,20 +23,15 @@ only the parsing of the body reads more than the bounded parts: a 1 MB body cost
 
 from __future__ import annotations
 
-import html
 import math
 import re
-import sys
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 import orjson
-import regex
 
-from lisan.core.text import fold
 from lisan.providers.base import (
     Outcome,
     ProviderBadAnswer,
@@ -48,20 +40,10 @@ from lisan.providers.base import (
     ProviderUnavailable,
 )
 from lisan.providers.http import Answer
+from lisan.providers.openai.withholding import Sent, Withholding, unescaped
 
 _DEFAULT_RETRY_AFTER_S = 5
 _MAX_RETRY_AFTER_S = 3600
-
-
-@dataclass(frozen=True, slots=True)
-class Sent:
-    """The user's text a request carried, which its error answer must never put in a log:
-    vocabulary `terms` (withheld wherever a word of the error equals or contains one of their
-    words) and `texts` (a transcript, a screen: each of their words is withheld wherever the
-    error quotes it, alone or not)."""
-
-    terms: Sequence[str] = ()
-    texts: Sequence[str] = ()
 
 
 def status_error(
@@ -118,11 +100,6 @@ MESSAGE_CHARS = 4 * ERROR_EXCERPT_CHARS
 FIELD_CHARS = 100  # each structured field, likewise
 MAX_LOCATION_PARTS = 8
 MIN_SECRET_CHARS = 8  # a shorter configured key is a dummy ("x"): masking it garbles every word
-# A vocabulary word this long is withheld inside a longer word too ("ዳዊ" in "ዳዊት", a name with a
-# case suffix); a shorter one only where a word equals it.
-MIN_CONTAINED_CHARS = 2
-UNESCAPE_PASSES = 3  # a percent-encoded entity, a JSON-escaped percent-encoding: one pass each
-WITHHELD = "[withheld]"
 
 
 def error_excerpt(body: bytes, api_key: str | None, sent: Sent = Sent()) -> str:
@@ -138,7 +115,7 @@ def error_excerpt(body: bytes, api_key: str | None, sent: Sent = Sent()) -> str:
     parts = [_cut(message, MESSAGE_CHARS)] if message is not None else []
     text = " ".join(part for part in (*parts, *fields) if part)
     text = _cut(_FOLDED.sub(" ", unescaped(text)).strip(), ERROR_EXCERPT_CHARS)
-    text = _Withholding(sent).apply(text)
+    text = Withholding(sent).apply(text)
     if api_key and len(api_key) >= MIN_SECRET_CHARS:
         text = text.replace(api_key, "[key]")
     text = _KEY_SHAPED.sub(_masked, text).strip()
@@ -165,92 +142,6 @@ def _is_gap(char: str) -> bool:
 
 # Runs of control characters and spaces, which the excerpt folds to one space.
 _FOLDED = re.compile(r"[\x00-\x1f\x7f\s]++")
-
-# How a server may spell back what it was sent: percent-encoded or `\xNN` UTF-8 bytes, JSON's
-# `\uXXXX` (surrogate pairs included), Python's `\UXXXXXXXX`, HTML's numeric and named
-# entities. Each alternative is a run of fixed-size units or a bounded name, taken whole
-# (possessive): one pass reads each character a bounded number of times.
-_ESCAPED = re.compile(
-    r"(?:%[0-9A-Fa-f]{2})++"
-    r"|(?:\\x[0-9A-Fa-f]{2})++"
-    r"|(?:\\u[0-9A-Fa-f]{4})++"
-    r"|\\U[0-9A-Fa-f]{8}"
-    r"|&(?:\#[0-9]{1,7}+|\#[xX][0-9A-Fa-f]{1,6}+|[A-Za-z][A-Za-z0-9]{1,31}+);?"
-)
-
-
-def unescaped(text: str) -> str:
-    """`text` with every escape `_ESCAPED` knows decoded, again on the result while that
-    changes it (an escape of an escape), at most UNESCAPE_PASSES times."""
-    for _ in range(UNESCAPE_PASSES):
-        decoded = _ESCAPED.sub(_decoded, text)
-        if decoded == text:
-            break
-        text = decoded
-    return text
-
-
-def _decoded(escape: re.Match[str]) -> str:
-    run = escape[0]
-    if run[0] == "&":
-        return html.unescape(run)
-    if run[0] == "%":
-        return bytes.fromhex(run.replace("%", "")).decode("utf-8", "replace")
-    kind, digits = run[1], run.replace("\\" + run[1], "")
-    if kind == "x":
-        return bytes.fromhex(digits).decode("utf-8", "replace")
-    if kind == "u":
-        return bytes.fromhex(digits).decode("utf-16-be", "replace")
-    code = int(digits, 16)
-    return chr(code) if code <= sys.maxunicode else run
-
-
-# A word of an error, read whole: letters, digits and marks, and what renders as nothing inside
-# them (a zero-width space or a soft hyphen never splits a name into pieces no rule knows).
-_WORD = regex.compile(r"[\w\p{M}\p{Cf}\p{Default_Ignorable_Code_Point}]++")
-_WITHHELD_RUN = re.compile(f"{re.escape(WITHHELD)}(?: {re.escape(WITHHELD)})++")
-
-
-class _Withholding:
-    """Which words of an error answer are the user's (`Sent`), read as `core.text.fold` reads
-    text (any case, look-alike letters, Ethiopic homophones). The sent words are a set and the
-    error's words are looked up in it; a word is searched for vocabulary words inside it by
-    the lengths those have, each of its slices of such a length looked up in a set: no
-    pattern per term, and the work is the error's (bounded) length times those lengths."""
-
-    def __init__(self, sent: Sent) -> None:
-        words: set[str] = set()
-        contained: set[str] = set()
-        for term in sent.terms:
-            folded = fold(term).split()
-            words.update(folded)
-            contained.update(w for w in (*folded, "".join(folded)) if len(w) >= MIN_CONTAINED_CHARS)
-        for text in sent.texts:
-            words.update(fold(text).split())
-        self._words = frozenset(words)
-        self._contained = frozenset(contained)
-        self._lengths = sorted({len(word) for word in contained})
-
-    def apply(self, text: str) -> str:
-        """`text` with every word of the user's replaced by WITHHELD, one marker for a run of
-        them (punctuation around a word stays: "body.prompt.[withheld]")."""
-        if not self._words:
-            return text
-        text = _WORD.sub(lambda word: WITHHELD if self._says(word[0]) else word[0], text)
-        return _WITHHELD_RUN.sub(WITHHELD, text)
-
-    def _says(self, chunk: str) -> bool:
-        words = fold(chunk).split()
-        if any(word in self._words for word in words):
-            return True
-        joined = "".join(words)
-        return any(
-            joined[start : start + length] in self._contained
-            for length in self._lengths
-            if length <= len(joined)
-            for start in range(len(joined) - length + 1)
-        )
-
 
 # A key-shaped run: OpenAI's `sk-...`, a bearer token, or 32 or more key characters mixing
 # letters and digits (a token of any other provider; `_masked` checks the mix, so no pattern

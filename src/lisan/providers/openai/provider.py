@@ -35,13 +35,14 @@ from lisan.providers.breaker import Breakers
 from lisan.providers.bulkhead import Bulkhead
 from lisan.providers.http import AnswerTooLarge, PoolFull, ProviderHTTP, TransportFailed
 from lisan.providers.multipart import FilePart, form_data
-from lisan.providers.openai.errors import Sent, status_error
+from lisan.providers.openai.errors import status_error
 from lisan.providers.openai.planning import plan_from, plan_request
 from lisan.providers.openai.transcription import (
     ConfidenceSource,
     transcript_from,
     transcription_form,
 )
+from lisan.providers.openai.withholding import Sent
 
 # The package's name, which operators filter on (not this module's).
 log = logging.getLogger("lisan.providers.openai")
