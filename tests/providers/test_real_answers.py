@@ -17,7 +17,8 @@ import pytest
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Expected, ProviderRefusedRequest
-from lisan.providers.openai.transcription import segment_confidence, segments_from, transcript_from
+from lisan.providers.openai.segments import segment_confidence, segments_from
+from lisan.providers.openai.transcription import transcript_from
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.commands import app_with, command, command_body

@@ -17,17 +17,16 @@ import pytest
 from lisan.commands.hearing import doubt
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderBadAnswer, Transcript
-from lisan.providers.openai.transcription import (
+from lisan.providers.openai.segments import (
     CLIP_S,
     SEGMENT_OFFSET,
     SEGMENT_SLOPE,
     WORD_OFFSET,
     WORD_SLOPE,
-    language_from,
     segment_confidence,
     segments_from,
-    transcript_from,
 )
+from lisan.providers.openai.transcription import language_from, transcript_from
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.adversarial import least_cpu_ms
