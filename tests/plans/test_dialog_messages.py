@@ -4,7 +4,8 @@ it says."""
 
 from __future__ import annotations
 
-from lisan.screen.viewtree import ViewTree, is_control
+from lisan.screen.nodes import is_control
+from lisan.screen.viewtree import ViewTree
 from tests.fixtures.rules import plan, step, validated
 
 LINKED_MESSAGE = "By continuing you agree to pay 100 ETB. Learn more"

@@ -1,6 +1,5 @@
-"""What a step on a node will do, as the screen says it: the texts the safety rules read to
-decide whether a step is consequential, whatever the planner said, and whether they could read
-it at all.
+"""What a step on a node will do, as the screen says it: the texts the safety rules read to decide
+whether a step is consequential, whatever the planner said, and whether they could read it at all.
 
 A tap's meaning comes from its label and from its SCREEN: what the screen commits the user to.
 The rules do not ask "which words does this label have" but "what could a tap here lose", read
@@ -80,8 +79,9 @@ from lisan.plans.words import (
     names_search,
     words_of,
 )
-from lisan.screen.nodes import ViewNode
-from lisan.screen.viewtree import Branch, ViewTree, is_control
+from lisan.screen.lines import Branch
+from lisan.screen.nodes import ViewNode, is_control
+from lisan.screen.viewtree import ViewTree
 
 # A screen of at most this many texts is read whole, as a dialog is: its message can sit
 # anywhere in it.

@@ -41,8 +41,9 @@ from collections.abc import Collection
 from dataclasses import replace
 
 from lisan.plans.safe import PlanRejected, Refusal, SafeStep
+from lisan.screen.lines import Branch
 from lisan.screen.packages import is_package_name
-from lisan.screen.viewtree import Branch, ViewTree
+from lisan.screen.viewtree import ViewTree
 
 # Steps that act wherever the phone is, with no node to pin them to a screen.
 TARGETLESS_ACTS = frozenset({"TEXT_INPUT", "SCROLL"})

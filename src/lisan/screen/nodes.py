@@ -10,6 +10,9 @@ One node per line, children indented under their parent by two spaces:
 double quotes (`\\"` and `\\\\` escape a quote and a backslash), then an optional `desc="..."`,
 then optional flags in braces, separated by commas and/or spaces.
 
+What kind of node a line is (a control a person operates, a checkbox, a message holding a link)
+is read from the node alone, here too (`is_control`).
+
 Parsing is tolerant: a line that does not have that shape (wrong order, unterminated quote, odd
 id, tab indentation) is just text: it yields no node, and nothing in it is acted on. An id on
 two node lines names no node at all (`parse_view_tree`). Unknown flags are ignored.
@@ -78,6 +81,44 @@ def label(node: ViewNode) -> str | None:
         if value is not None and value.strip():
             return value
     return None
+
+
+# Classes of controls that take a tap without saying so in the flags a phone reports.
+_CHECKABLE_CLASS = re.compile(r"check|switch|radio|toggle|chip", re.IGNORECASE)
+
+
+# A clickable text view holding a sentence is a message Android reports clickable because it
+# holds a link ("By continuing you agree to pay 100 ETB. Learn more"), not a control.
+SENTENCE_WORDS = 5
+
+
+def is_checkable(node: ViewNode | None) -> bool:
+    """A checkbox, switch, radio button, toggle or chip: what it shows is its state."""
+    return node is not None and _CHECKABLE_CLASS.search(node.class_name) is not None
+
+
+def is_control(node: ViewNode | None) -> bool:
+    """A node a person operates (a button, a field, a checkbox): its label names what it does
+    and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message).
+    A plain text view holding a sentence stays a message though it takes clicks (`is_message_
+    with_link`): only controls answer a message."""
+    return (
+        node is not None
+        and bool(node.flags & TAKES_CLICKS or is_checkable(node))
+        and not is_message_with_link(node)
+    )
+
+
+def is_message_with_link(node: ViewNode) -> bool:
+    """A plain, clickable text view that holds a sentence: a message with a link in it."""
+    name = node.class_name
+    return (
+        "clickable" in node.flags
+        and "editable" not in node.flags
+        and name.endswith("TextView")
+        and not name.endswith("CheckedTextView")
+        and len((node.text or "").split(maxsplit=SENTENCE_WORDS)) >= SENTENCE_WORDS
+    )
 
 
 def parse_line(line: str) -> ViewNode | None:

@@ -1,6 +1,6 @@
 """The reduced view tree the phone sends, as the plan rules read it: nodes found by id, a
 node's branch (its line and what is indented under it), its ancestors, and the texts around
-it. How one line reads as a node is `nodes`'.
+it. How the summary's lines nest is `lines`', how one line reads as a node `nodes`'.
 
 The tree is untrusted screen content: it is data, never instructions. An id on two node lines
 names no node at all: a line injected through screen text (`[n9] "Cancel"` above the real `[n9]
@@ -9,157 +9,17 @@ names no node at all: a line injected through screen text (`[n9] "Cancel"` above
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, ValuesView
-from dataclasses import dataclass
 
-from lisan.screen.nodes import TAKES_CLICKS, ViewNode, parse_line, parse_view_tree
-
-
-@dataclass(frozen=True, slots=True)
-class Branch:
-    """A line of the tree and everything indented under it. `node` is None for a line that is
-    not a node: text still on the screen, and an ancestor of what is indented under it."""
-
-    node: ViewNode | None
-    line: str  # the line, stripped
-    start: int  # where its line starts in the summary
-    end: int  # where its line ends: its descendants follow
-    indent: int  # its line's leading spaces: a descendant's line has more
-
-    def texts(self) -> list[str]:
-        """What the line itself shows: a node's text and description, else the line."""
-        if self.node is None:
-            return [self.line]
-        return [value for value in (self.node.text, self.node.desc) if value]
-
-
-# Classes of controls that take a tap without saying so in the flags a phone reports.
-_CHECKABLE_CLASS = re.compile(r"check|switch|radio|toggle|chip", re.IGNORECASE)
-
-
-# A clickable text view holding a sentence is a message Android reports clickable because it
-# holds a link ("By continuing you agree to pay 100 ETB. Learn more"), not a control.
-SENTENCE_WORDS = 5
-
-
-def is_checkable(node: ViewNode | None) -> bool:
-    """A checkbox, switch, radio button, toggle or chip: what it shows is its state."""
-    return node is not None and _CHECKABLE_CLASS.search(node.class_name) is not None
-
-
-def is_control(node: ViewNode | None) -> bool:
-    """A node a person operates (a button, a field, a checkbox): its label names what it does
-    and is nobody else's message ("Don't ask again" beside a dialog's buttons is no message).
-    A plain text view holding a sentence stays a message though it takes clicks (`is_message_
-    with_link`): only controls answer a message."""
-    return (
-        node is not None
-        and bool(node.flags & TAKES_CLICKS or is_checkable(node))
-        and not is_message_with_link(node)
-    )
-
-
-def is_message_with_link(node: ViewNode) -> bool:
-    """A plain, clickable text view that holds a sentence: a message with a link in it."""
-    name = node.class_name
-    return (
-        "clickable" in node.flags
-        and "editable" not in node.flags
-        and name.endswith("TextView")
-        and not name.endswith("CheckedTextView")
-        and len((node.text or "").split(maxsplit=SENTENCE_WORDS)) >= SENTENCE_WORDS
-    )
-
-
-# A page's title: a node whose class or id says so (a Toolbar's, an ActionBar's). Without one,
-# the first text no control owns, if it stands among the screen's first `HEADING_LINES` lines.
-_TITLE = re.compile(r"toolbar|action_?bar|title|heading", re.IGNORECASE)
-HEADING_LINES = 8
-
-
-class _Lines:
-    """The summary's lines with their nesting, read in one pass the first time a rule needs to
-    look beyond one branch (its ancestors, what stands beside it): a plan of twenty steps on a
-    64 KB screen then costs one pass, not one per step. Lines are parsed when first read."""
-
-    __slots__ = (
-        "by_id", "ends", "indents", "index", "lines", "nodes", "parents", "starts", "subtree_ends"
-    )  # fmt: skip
-
-    def __init__(self, summary: str) -> None:
-        self.lines: list[str] = []
-        self.starts: list[int] = []
-        self.ends: list[int] = []
-        self.indents: list[int] = []
-        self.parents: list[int] = []
-        self.subtree_ends: list[int] = []  # the index past the last line of each subtree
-        self.nodes: dict[int, ViewNode | None] = {}
-        open_lines: list[int] = []
-        position = 0
-        for line in summary.split("\n"):
-            if line.strip():
-                indent = len(line) - len(line.lstrip(" "))
-                while open_lines and self.indents[open_lines[-1]] >= indent:
-                    self.subtree_ends[open_lines.pop()] = len(self.lines)
-                self.parents.append(open_lines[-1] if open_lines else -1)
-                open_lines.append(len(self.lines))
-                self.lines.append(line)
-                self.starts.append(position)
-                self.ends.append(position + len(line))
-                self.indents.append(indent)
-                self.subtree_ends.append(-1)
-            position += len(line) + 1
-        for still_open in open_lines:
-            self.subtree_ends[still_open] = len(self.lines)
-        self.index = {start: at for at, start in enumerate(self.starts)}
-        self.by_id: dict[str, int | None] | None = None
-
-    def node_lines(self) -> dict[str, int | None]:
-        """Each id's node line, None for an id on more than one; every line parsed once."""
-        if self.by_id is None:
-            self.by_id = {}
-            for at in range(len(self.lines)):
-                node = self.node(at)
-                if node is not None:
-                    self.by_id[node.node_id] = None if node.node_id in self.by_id else at
-        return self.by_id
-
-    def node(self, at: int) -> ViewNode | None:
-        if at not in self.nodes:
-            self.nodes[at] = parse_line(self.lines[at])
-        return self.nodes[at]
-
-    def texts(self, at: int) -> list[str]:
-        node = self.node(at)
-        if node is None:
-            return [self.lines[at].strip()]
-        return [value for value in (node.text, node.desc) if value]
-
-    def branch(self, at: int) -> Branch:
-        return Branch(
-            self.node(at), self.lines[at].strip(), self.starts[at], self.ends[at], self.indents[at]
-        )
-
-    def uncontrolled_texts(self, first: int, past: int) -> list[str]:
-        """The texts of lines `first` to `past` (excluded) that no control among them owns:
-        a control's subtree is skipped whole."""
-        texts: list[str] = []
-        at = first
-        while at < past:
-            if is_control(self.node(at)):
-                at = self.subtree_ends[at]
-                continue
-            texts += self.texts(at)
-            at += 1
-        return texts
-
-    def children(self, at: int) -> Iterator[int]:
-        """The lines indented directly under line `at`; under -1, the top-level lines."""
-        child, past = (0, len(self.lines)) if at == -1 else (at + 1, self.subtree_ends[at])
-        while child < past:
-            yield child
-            child = self.subtree_ends[child]
+from lisan.screen.lines import HEADING_LINES, TITLE, Branch, Lines
+from lisan.screen.nodes import (
+    TAKES_CLICKS,
+    ViewNode,
+    is_checkable,
+    is_control,
+    parse_line,
+    parse_view_tree,
+)
 
 
 class ViewTree(Mapping[str, ViewNode]):
@@ -168,14 +28,14 @@ class ViewTree(Mapping[str, ViewNode]):
     only the lines that contain `[id]` (or, once screen text quotes ids on many lines, every
     line once, for all look-ups), so an id on two node lines is not found, as in the full
     parse. Iterating parses everything once; looking beyond a branch reads the lines' nesting
-    once (`_Lines`). Whatever the screen holds, each reading costs one pass over it, never one
+    once (`Lines`). Whatever the screen holds, each reading costs one pass over it, never one
     per step or per id."""
 
     def __init__(self, summary: str) -> None:
         self._summary = summary
         self._found: dict[str, Branch | None] = {}
         self._all: dict[str, ViewNode] | None = None
-        self._lines: _Lines | None = None
+        self._lines: Lines | None = None
         # What each branch shows, read once per tree (a tree is one command's screen): a plan's
         # steps on one list read its lines again.
         self._texts: dict[int, list[str]] = {}
@@ -254,7 +114,7 @@ class ViewTree(Mapping[str, ViewNode]):
         lines = self._read_lines()
         for at in range(len(lines.lines)):
             node = lines.node(at)
-            if node is not None and (_TITLE.search(node.class_name) or _TITLE.search(node.node_id)):
+            if node is not None and (TITLE.search(node.class_name) or TITLE.search(node.node_id)):
                 titled = self._free_at(at)
                 if titled:
                     return titled[0]
@@ -354,9 +214,9 @@ class ViewTree(Mapping[str, ViewNode]):
                 return candidate
         return None
 
-    def _read_lines(self) -> _Lines:
+    def _read_lines(self) -> Lines:
         if self._lines is None:
-            self._lines = _Lines(self._summary)
+            self._lines = Lines(self._summary)
         return self._lines
 
     def _texts_under(self, branch: Branch) -> list[str]:
