@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from lisan.plans.words import AMHARIC_ACTS, AMHARIC_NOT_ACTS, reads_amharic_act, reads_destructive
+from lisan.plans.amharic import AMHARIC_ACTS, AMHARIC_NOT_ACTS, reads_amharic_act
+from lisan.plans.words import reads_destructive
 
 # Inflected forms of acts, by act: imperatives (singular, plural, polite), jussives, perfects,
 # imperfects, infinitives, passives and verbal nouns, with prefixes and endings.

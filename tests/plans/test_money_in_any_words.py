@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lisan.plans.words import names_money
+from lisan.plans.evidence import names_money
 from tests.fixtures.committing import dialog
 from tests.fixtures.rules import plan, step, validated
 

@@ -3,7 +3,7 @@ whether a step is consequential, whatever the planner said, and whether they cou
 
 A tap's meaning comes from its label and from its SCREEN: what the screen commits the user to.
 The rules do not ask "which words does this label have" but "what could a tap here lose", read
-from four kinds of evidence (`words` says how each is read, in both languages):
+from four kinds of evidence (`words` and `evidence` say how each is read, in both languages):
 
 - the page's heading: the title of a Toolbar or ActionBar, or of a node whose class or id says
   title or heading, else the first text at the top of the screen (`ViewTree.heading`);
@@ -13,12 +13,12 @@ from four kinds of evidence (`words` says how each is read, in both languages):
 - the screen's structure: a message field (`{editable}`, its hint saying message, reply,
   comment...) and the controls beside it form a composer.
 
-Text commits (`words.commits`) when it names an act that loses money, data, messages in the
-user's name, a membership or a device ("Send money", "Delete account"), or says money moves
-by what it does ("you'll be billed", "a fee applies", "ይቀነሳል") or shows an amount with its
-currency ("1,250.00 ETB", "ብር 200"). So an act no list names is still covered without a new
-word: a "Continue" under "Your card will be charged 150 ETB", a row on a page titled "Send
-money", an arrow beside a message field are asked because of what the screen around them says.
+Text commits (`evidence.commits`) when it names an act that loses money, data, messages in the
+user's name, a membership or a device ("Send money", "Delete account"), or says money moves by what
+it does ("you'll be billed", "a fee applies", "ይቀነሳል") or shows an amount with its currency
+("1,250.00 ETB", "ብር 200"). So an act no list names is still covered without a new word: a
+"Continue" under "Your card will be charged 150 ETB", a row on a page titled "Send money", an arrow
+beside a message field are asked because of what the screen around them says.
 
 For a TAP, the node that receives the click is read by what its own text names:
 
@@ -34,14 +34,13 @@ For a TAP, the node that receives the click is read by what its own text names:
   ends what the message names and ending loses ("Close" under "Close your account?", "Cancel"
   under "Cancel the ride? A fee applies"), or it declines to save ("No" under "Save your
   changes?": the work is thrown away);
-- another act: its own words decide, but inside a dialog, or in a button bar (two or three
-  controls side by side and nothing else), it answers the dialog's or the bar's message too
-  (asked when that commits, or when it ends what the message names: "Stop" under "Stop the
-  recording?"). Beside a message field, a label naming only a channel ("SMS") sends. A row of a
-  list (a clickable item that is no button, tab or field, and holds no checkbox or switch: such
-  a row only selects) on a page whose heading commits carries out the act (a contact on "Send
-  money"); a button that stands outside any list beside an amount ("Fare 150 ETB", "Request
-  UberX") commits that amount.
+- another act: its own words decide, but inside a dialog, or in a button bar (two or three controls
+  side by side and nothing else), it answers the dialog's or the bar's message too (asked when that
+  commits, or when it ends what the message names: "Stop" under "Stop the recording?"). Beside a
+  message field, a label naming only a channel ("SMS") sends. A row of a list (a clickable item that
+  is no button, tab or field, and holds no checkbox or switch: such a row only selects) on a page
+  whose heading commits carries out the act (a contact on "Send money"); a button that stands
+  outside any list beside an amount ("Fare 150 ETB", "Request UberX") commits that amount.
 
 What does not commit stays unasked: typing into a field, a scroll, BACK, a tab, a dismissal that
 does not do the act, and a labelled control whose own label names a harmless act ("Settings",
@@ -65,18 +64,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lisan.plans.words import (
-    any_reads_destructive,
+from lisan.plans.evidence import (
     commits,
     declines_to_save,
     ends_what_it_names,
-    is_dismissal,
-    is_message,
     is_message_field_text,
     names_a_send_channel,
     names_money,
-    names_no_act,
     names_search,
+)
+from lisan.plans.words import (
+    any_reads_destructive,
+    is_dismissal,
+    is_message,
+    names_no_act,
     words_of,
 )
 from lisan.screen.lines import Branch

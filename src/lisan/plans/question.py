@@ -15,9 +15,10 @@ transcriber gave no confidence) names its first step and how many follow.
 A consequential TAP is named by what makes it consequential, from the screen:
 - the act, when the message that gave the step its meaning (`SafeStep.context`: a heading, a
   dialog's message) names one the question can say in its own words (send, pay, transfer,
-  delete, buy, by English word starts and Amharic spellings), and the tapped node names what it
-  acts on (a row or an item, not a button: a "Stop" under "Delete the recording?" answers it,
-  and neither "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete “Photo 3”'.
+  delete, buy, by English word starts and Amharic spellings: `acts`), and the tapped node names
+  what it acts on (a row or an item, not a button: a "Stop" under "Delete the recording?"
+  answers it, and neither "OK" nor "Pay now"): 'Send 5,000 birr to “Abebe Kebede”', 'Delete
+  “Photo 3”'.
   The verb is the service's own, conjugated in the user's language; the object stays a
   quotation;
 - otherwise the node, with the message when there is one: 'Tap “OK” on “Remove 12 photos? This
@@ -26,8 +27,8 @@ A consequential TAP is named by what makes it consequential, from the screen:
   before (a text that is an amount and nothing else, in the currency typed or, when the screen
   names one currency only, that one), else one the message or the node shows, else the only one
   the screen shows (a fee beside a total names neither): 'Tap “Pay now” (12.50 dollars)'.
-  Numbers and currencies are read by plain scanning of words; a number is said as written,
-  digits with "," or "." between them, a currency in the question's own word.
+  Numbers and currencies are read by plain scanning of words (`amounts`); a number is said as
+  written, digits with "," or "." between them, a currency in the question's own word.
 A TAP nothing explains (no label that names an act, no message: an "OK" alone, an unlabelled
 icon), and a TAP on a label another control shares, says where it is, by the nearest text that
 says something (`SafeStep.beside`, found by the rules): 'Tap “OK” beside “Don't ask me
@@ -56,13 +57,12 @@ Any language other than en-US is spoken in am-ET, the contract's default languag
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Sequence
 
-from lisan.core.text import fold
+from lisan.plans import acts
+from lisan.plans.amounts import Amount, Money, amounts, only_amount
 from lisan.plans.safe import SafePlan, SafeStep
-from lisan.plans.words import CURRENCIES, CURRENCY_SYMBOLS, names_no_act, reads_destructive
+from lisan.plans.words import names_no_act, reads_destructive
 from lisan.screen.nodes import label
 from lisan.screen.packages import names_package
 from lisan.screen.viewtree import ViewTree
@@ -104,54 +104,6 @@ _PROCEED = {True: "Say yes to go ahead.", False: "ለመቀጠል «አዎ» ይ
 _THEN = {True: ", then ", False: "፣ ከዚያ "}
 
 
-@dataclass(frozen=True, slots=True)
-class _Act:
-    """An act the question names in its own words: its English verb, its Amharic one (first
-    person: "shall I send"), and whether its object is whom it goes to ("Send 5,000 birr to
-    “Abebe”") or what it acts on ("Delete “Photo 3”")."""
-
-    english: str
-    amharic: str
-    to_someone: bool
-
-
-_SEND = _Act("Send", "ልላክ", to_someone=True)
-_PAY = _Act("Pay", "ልክፈል", to_someone=True)
-_TRANSFER = _Act("Transfer", "ላስተላልፍ", to_someone=True)
-_DELETE = _Act("Delete", "ልሰርዝ", to_someone=False)
-_BUY = _Act("Buy", "ልግዛ", to_someone=False)
-# English words by how they start ("Payment", "Sender"), Amharic ones as spelled (folded). A
-# word no entry names is quoted as the screen says it ("on “Sign the transaction”").
-_ENGLISH_ACTS = (
-    ("send", _SEND), ("pay", _PAY), ("transfer", _TRANSFER), ("delete", _DELETE),
-    ("remove", _DELETE), ("erase", _DELETE), ("buy", _BUY), ("purchase", _BUY),
-)  # fmt: skip
-_AMHARIC_ACTS = {
-    fold(word): act
-    for words, act in (
-        (("ላክ", "ይላኩ", "ላክለት", "ላኪ"), _SEND),
-        (("ክፈል", "ይክፈሉ", "ክፍያ"), _PAY),
-        (("አስተላልፍ", "ያስተላልፉ", "ዝውውር"), _TRANSFER),
-        (("ሰርዝ", "ይሰርዙ", "አጥፋ", "ያጥፉ"), _DELETE),
-        (("ግዛ", "ይግዙ", "ግዢ"), _BUY),
-    )
-    for word in words
-}
-
-_PUNCTUATION = ".,:;!?()[]/።፣፤"
-_DIGITS = frozenset("0123456789")
-MAX_AMOUNT_CHARS = 20
-
-
-class _Amount(NamedTuple):  # a tuple: a 64 KB screen may hold thousands
-    number: str  # as written: digits, with "," and "." between them
-    currency: tuple[str, str] | None  # (English, Amharic)
-
-    def said(self, english: bool) -> str:
-        assert self.currency is not None
-        return f"{self.number} {self.currency[0 if english else 1]}"
-
-
 def _more(count: int, english: bool) -> str:
     if english:
         return f" and {count} more step{'s' if count > 1 else ''}"
@@ -169,7 +121,7 @@ def step_question(
     """A short question naming `step`, then how to go ahead; `before` are the steps the plan
     runs before it (an amount it typed is named with the act)."""
     english = language == ENGLISH
-    clause = _clause(step, nodes, package_name, english, before, _Money(nodes))
+    clause = _clause(step, nodes, package_name, english, before, Money(nodes))
     return f"{clause}? {_PROCEED[english]}"
 
 
@@ -177,7 +129,7 @@ def confirmation_question(plan: SafePlan, nodes: ViewTree, language: str) -> str
     """The question for a plan that needs confirmation (the module's docstring says what it
     names)."""
     english = language == ENGLISH
-    named, money = named_steps(plan), _Money(nodes)
+    named, money = named_steps(plan), Money(nodes)
     if named:
         clauses = [
             _clause(plan.steps[at], nodes, plan.package_name, english, plan.steps[:at], money)
@@ -210,18 +162,18 @@ def _clause(
     package_name: str,
     english: bool,
     before: Sequence[SafeStep],
-    money: _Money,
+    money: Money,
 ) -> str:
     templates = (_ENGLISH if english else _AMHARIC)[step.action_type]
     subject = _subject(step, nodes, package_name)
     if step.action_type != "TAP":
         return templates[0].format(subject) if subject is not None else templates[1]
-    act = _act(step.context) if step.is_destructive else None
+    act = acts.act(step.context) if step.is_destructive else None
     # An amount goes with any act but a deletion: an "OK" beside "Total: 500 ETB" pays it.
-    shows_money = step.is_destructive and (act or _act(_label(step, nodes))) is not _DELETE
+    shows_money = step.is_destructive and (act or acts.act(_label(step, nodes))) is not acts.DELETE
     amount = _amount(step, nodes, before, money) if shows_money else None
     if act is not None and subject is not None and _names_an_object(step, subject, nodes):
-        return _act_clause(act, subject, amount, english)
+        return acts.act_clause(act, subject, amount, english)
     where = quotable(step.context, around_consequence=True)
     beside = quotable(step.beside) if where is None else None
     if where is not None:  # "OK" means what "Remove 12 photos?" says: the user hears both
@@ -239,19 +191,6 @@ def _clause(
     return clause
 
 
-def _act_clause(act: _Act, subject: str, amount: _Amount | None, english: bool) -> str:
-    """The act in the question's own words, with what it acts on, or whom it goes to, and the
-    amount: "Send 5,000 birr to “Abebe Kebede”", "Delete “Photo 3”"."""
-    if act.to_someone:
-        if english:
-            how_much = f" {amount.said(english)}" if amount is not None else ""
-            return f"{act.english}{how_much} to “{subject}”"
-        how_much = f" {amount.said(english)}" if amount is not None else ""
-        return f"ለ«{subject}»{how_much} {act.amharic}"
-    clause = f"{act.english} “{subject}”" if english else f"«{subject}»ን {act.amharic}"
-    return clause + (f" ({amount.said(english)})" if amount is not None else "")
-
-
 def _names_an_object(step: SafeStep, subject: str, nodes: ViewTree) -> bool:
     """Whether a tapped node names what an act acts on ("Abebe Kebede", "Photo 3"): a row or an
     item, not a button (a "Stop" under "Delete the recording?" answers the message, it is not
@@ -263,22 +202,9 @@ def _names_an_object(step: SafeStep, subject: str, nodes: ViewTree) -> bool:
     return not names_no_act(subject) and not reads_destructive(subject)
 
 
-def _act(context: str | None) -> _Act | None:
-    """The act the message names first, among those the question says in its own words."""
-    for word in (context or "").split():
-        if not reads_destructive(word):
-            continue
-        folded = fold(word).strip()
-        english = next((act for start, act in _ENGLISH_ACTS if folded.startswith(start)), None)
-        found = english or _AMHARIC_ACTS.get(folded)
-        if found is not None:
-            return found
-    return None
-
-
 def _amount(
-    step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep], money: _Money
-) -> _Amount | None:
+    step: SafeStep, nodes: ViewTree, before: Sequence[SafeStep], money: Money
+) -> Amount | None:
     """The amount a consequential tap moves, with its currency: the last amount the plan typed
     before it (in the currency it typed, else the one the screen shows), else one its message
     or its own node shows, else the only one the screen shows (two differing amounts name
@@ -288,114 +214,20 @@ def _amount(
             amount
             for earlier in reversed(before)
             if earlier.action_type == "TEXT_INPUT"
-            and (amount := _only_amount(earlier.payload or "")) is not None
+            and (amount := only_amount(earlier.payload or "")) is not None
         ),
         None,
     )
     if typed is not None:
         currency = typed.currency or money.read()[1]
-        return _Amount(typed.number, currency) if currency is not None else None
+        return Amount(typed.number, currency) if currency is not None else None
     branch = nodes.branch(step.target_node_id) if step.target_node_id is not None else None
     near = [step.context or "", *(nodes.texts(branch) if branch is not None else ())]
     for text in near:
-        found = next((a for a in _amounts(text) if a.currency is not None), None)
+        found = next((a for a in amounts(text) if a.currency is not None), None)
         if found is not None:
             return found
     return money.read()[0]
-
-
-class _Money:
-    """What the screen shows of money, read once per question on first need, in one pass that
-    stops as soon as it knows: the only amount with a currency it shows, and the only currency
-    it names ("Amount (ETB)"); None for either when it shows none, or two that differ."""
-
-    def __init__(self, nodes: ViewTree) -> None:
-        self._nodes = nodes
-        self._read: tuple[_Amount | None, tuple[str, str] | None] | None = None
-
-    # Each word costs a look-up: only a currency, or a number beside one, is read further.
-
-    def read(self) -> tuple[_Amount | None, tuple[str, str] | None]:
-        if self._read is None:
-            amounts: set[_Amount] = set()
-            currencies: set[tuple[str, str] | None] = set()
-            for text in self._nodes.all_texts():
-                if len(amounts) > 1 and len(currencies) > 1:
-                    break  # neither is the only one
-                for amount in _priced(_words(text)):
-                    currencies.add(amount.currency)
-                    if amount.number:
-                        amounts.add(amount)
-            self._read = (
-                next(iter(amounts)) if len(amounts) == 1 else None,
-                next(iter(currencies)) if len(currencies) == 1 else None,
-            )
-        return self._read
-
-
-def _words(text: str) -> list[str]:
-    """The words of `text`, compatibility forms composed and case folded, without the
-    punctuation around them: read by plain scanning, in one pass."""
-    words = unicodedata.normalize("NFKC", text).casefold().split()
-    return [stripped for word in words if (stripped := word.strip(_PUNCTUATION))]
-
-
-def _amounts(text: str) -> Iterator[_Amount]:
-    """The numbers in `text`, each with the currency written beside it ("5,000 ETB", "$12.50",
-    "ብር 300"), or none. A number is digits with "," or "." between them."""
-    return _amounts_in(_words(text))
-
-
-def _priced(words: list[str]) -> Iterator[_Amount]:
-    """Each currency `words` name, with the number beside it ("" when there is none): "5,000
-    ETB", "ETB 300", "$12.50"."""
-    for at, word in enumerate(words):
-        currency = CURRENCIES.get(word)
-        if currency is not None:
-            beside = [w for w in words[max(0, at - 1) : at + 2 : 2] if _is_number(w)]
-            yield _Amount(beside[0] if beside else "", currency)
-        elif symbol := _symbol(word):
-            number = word.strip(CURRENCY_SYMBOLS)
-            yield _Amount(number if _is_number(number) else "", CURRENCIES[symbol])
-
-
-def _symbol(word: str) -> str:
-    """The currency symbol a word starts or ends with ("$12.50", "12€"), else ""."""
-    return next((end for end in (word[0], word[-1]) if end in CURRENCY_SYMBOLS), "")
-
-
-def _amounts_in(words: list[str]) -> Iterator[_Amount]:
-    for at, word in enumerate(words):
-        symbol = _symbol(word)
-        number = word.strip(CURRENCY_SYMBOLS)
-        if not _is_number(number):
-            continue
-        currency = CURRENCIES.get(symbol)
-        for near in (words[at + 1 : at + 2], words[max(0, at - 1) : at]):
-            if currency is None and near:
-                currency = CURRENCIES.get(near[0])
-        yield _Amount(number, currency)
-
-
-def _only_amount(typed: str) -> _Amount | None:
-    """A typed text that is an amount and nothing else ("5000", "5,000 ETB"): a note that holds
-    a number ("see you at 6") is no amount."""
-    words = _words(typed)
-    amounts = list(_amounts(typed))
-    if len(amounts) != 1 or len(words) > 1 + (amounts[0].currency is not None):
-        return None
-    return amounts[0]
-
-
-def _is_number(word: str) -> bool:
-    return (
-        0 < len(word) <= MAX_AMOUNT_CHARS
-        and word[0] in _DIGITS
-        and word[-1] in _DIGITS
-        and all(char in _DIGITS or char in ",." for char in word)
-        and ",," not in word
-        and ".." not in word
-    )
 
 
 def quotable(

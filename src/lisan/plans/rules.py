@@ -75,7 +75,7 @@ A TAP whose control shows a label another control also shows is asked (`SafeStep
 whatever planner made it: which of them a plan names is its guess (`labels`, where the rule
 is stated whole), and the question names which by the nearest text around it.
 This only ever upgrades a step, never downgrades the planner's `true`. How words are read
-(look-alikes, invisible characters, word pieces, prefixes, Amharic) is `words`'.
+(look-alikes, invisible characters, word pieces, prefixes) is `words`', Amharic `amharic`'s.
 """
 
 from __future__ import annotations
