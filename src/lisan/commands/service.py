@@ -6,7 +6,7 @@ A step that decides the answer (a refusal) skips the steps after it, up to `reco
 (a provider's 502/503/504, or anything else) gives the key back, so the same key may run again,
 and records what it can.
 
-What a command came to is the access log's and `lisan_commands`' to tell (`core.edge`): its
+What a command came to is the access log's and `lisan_commands`' to tell (`server.edge`): its
 answer's status and reason, or `FAILED` with its `Failure` (what it was answered). Both are
 declared to the metrics here, at import.
 """
