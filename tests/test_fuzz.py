@@ -34,7 +34,8 @@ from lisan.admin import service as admin_service
 from lisan.admin.models import Permission
 from lisan.app import LisanApp, create_app
 from lisan.core.settings import Settings
-from lisan.db.database import create_engine, create_session_factory, unit_of_work
+from lisan.db.database import create_engine
+from lisan.db.store import unit_of_work
 from tests.fixtures.contract import CONTRACT_PATH, contract
 
 FUZZ_EXAMPLES = int(os.environ.get("LISAN_FUZZ_EXAMPLES", "40"))
@@ -200,9 +201,9 @@ async def admin_token(database_url: str) -> str:
     """An admin credential with both permissions, made as `lisan admin create-token` makes one."""
     engine = create_engine(database_url)
     try:
-        async with unit_of_work(create_session_factory(engine)) as session:
+        async with unit_of_work(engine) as db:
             token = await admin_service.create_credential(
-                session,
+                db,
                 f"fuzz-{secrets.token_hex(4)}",
                 [Permission.USERS_READ, Permission.USERS_SUSPEND],
             )

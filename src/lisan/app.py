@@ -70,7 +70,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
     async def lifespan(app: ServedApp) -> AsyncIterator[None]:
         resources = Resources.open(settings)
         readiness = ReadinessProbe(resources)
-        telemetry = TelemetryWriter(resources.sessions)
+        telemetry = TelemetryWriter(resources.database)
         telemetry.start()
         http = provider_client()  # one per process, shared by every provider call
         breakers = create_breakers(settings)
@@ -90,9 +90,7 @@ def build_fastapi(settings: Settings, *, migrate_in_background: bool = False) ->
             resources.background.add(task)
             task.add_done_callback(resources.background.discard)
         if settings.run_worker:  # deletion jobs and purges, in this process too
-            worker = Worker(
-                settings, resources.sessions, read_sessions=resources.read_sessions
-            ).run_forever()
+            worker = Worker(settings, resources.database).run_forever()
             worker_task = asyncio.create_task(worker)
             resources.background.add(worker_task)
             worker_task.add_done_callback(resources.background.discard)

@@ -108,7 +108,7 @@ def worker() -> None:
     async def run() -> None:
         # The same engines as `serve`: on SQLite, polls read without the write lock.
         resources = Resources.open(settings)
-        worker = Worker(settings, resources.sessions, read_sessions=resources.read_sessions)
+        worker = Worker(settings, resources.database)
         task = asyncio.create_task(worker.run_forever())
         loop = asyncio.get_running_loop()
         for stop in (signal.SIGINT, signal.SIGTERM):

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, FastAPI, Path, Request
 from pydantic import BaseModel
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.routing import BaseRoute
 
 from lisan.admin import service as admin
@@ -30,9 +29,8 @@ from lisan.core.errors import NotAuthenticated
 from lisan.core.ratelimit import client_ip
 from lisan.core.schemas import parse_json_body
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
 from lisan.db.database_trouble import DatabaseTrouble
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db
 from lisan.db.resources import Resources
 from lisan.probes.service import ReadinessProbe
 from lisan.providers.base import VoiceProvider
@@ -82,21 +80,22 @@ async def get_settings(request: Request) -> Settings:
     return services_of(request).resources.settings
 
 
-async def get_db_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """The request's unit of work: services add to it; it is committed here, once, at the end."""
-    async with unit_of_work(services_of(request).resources.sessions) as session:
-        yield session
+async def get_unit_of_work(request: Request) -> AsyncIterator[Db]:
+    """The request's unit of work: services write in it; it is committed here, once, at the
+    end."""
+    async with services_of(request).resources.database.transaction() as db:
+        yield db
 
 
-async def get_read_session(request: Request) -> AsyncIterator[AsyncSession]:
+async def get_read_unit_of_work(request: Request) -> AsyncIterator[Db]:
     """A unit of work for a route that only reads: on SQLite it never takes the write lock."""
-    async with unit_of_work(services_of(request).resources.read_sessions) as session:
-        yield session
+    async with services_of(request).resources.database.read_transaction() as db:
+        yield db
 
 
-async def get_lookups(request: Request) -> Lookups:
+async def get_reads(request: Request) -> Db:
     """Single-statement reads outside a unit of work (`db.lookups`)."""
-    return services_of(request).resources.lookups
+    return services_of(request).resources.database.reads
 
 
 async def get_provider(request: Request) -> VoiceProvider:
@@ -120,9 +119,9 @@ AppServices = Annotated[Services, Depends(get_services)]
 AppResources = Annotated[Resources, Depends(get_resources)]
 AppSettings = Annotated[Settings, Depends(get_settings)]
 # scope="function": commit before the response is sent, so a failed commit is an error response.
-DbSession = Annotated[AsyncSession, Depends(get_db_session, scope="function")]
-ReadSession = Annotated[AsyncSession, Depends(get_read_session, scope="function")]
-Reads = Annotated[Lookups, Depends(get_lookups)]
+UnitOfWork = Annotated[Db, Depends(get_unit_of_work, scope="function")]
+ReadUnitOfWork = Annotated[Db, Depends(get_read_unit_of_work, scope="function")]
+Reads = Annotated[Db, Depends(get_reads)]
 Provider = Annotated[VoiceProvider, Depends(get_provider)]
 Telemetry = Annotated[TelemetryWriter, Depends(get_telemetry)]
 Readiness = Annotated[ReadinessProbe, Depends(get_readiness)]
@@ -145,7 +144,7 @@ async def _authenticated(
 ) -> Principal:
     await shield_credential_lookup(resources, request)
     principal = await authenticate(
-        resources.lookups,
+        resources.database.reads,
         resources.settings,
         request.headers.get("authorization"),
         request.headers.get("x-install-id"),
@@ -189,7 +188,10 @@ async def presented_session(request: Request) -> Principal | None:
     resources = services_of(request).resources
     try:
         return await session_for_token(
-            resources.lookups, resources.settings, request.headers["authorization"], Purpose.USE
+            resources.database.reads,
+            resources.settings,
+            request.headers["authorization"],
+            Purpose.USE,
         )
     except NotAuthenticated:
         return None
@@ -201,7 +203,7 @@ async def admin_call(request: Request) -> admin.AdminCall:
     await shield_credential_lookup(resources, request)
     return await admin.admit(
         resources.rate_limiter,
-        resources.lookups,
+        resources.database.reads,
         resources.settings.rate_limit_user,
         request.headers.get("authorization"),
         request.state.request_id,

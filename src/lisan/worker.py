@@ -10,8 +10,8 @@ and recordings nobody may keep (recordings.tasks); while any batch comes back fu
 batch follows at once instead of after the pause.
 
 The worker schedules and nothing more: what each task does, and the rules it keeps, live with
-its domain. With nothing due, a poll is plain reads on `read_sessions` (on SQLite a session of
-the read engine): an idle worker never takes the write lock.
+its domain. With nothing due, a poll is plain reads in read transactions (on SQLite on the read
+engine: `db.store`): an idle worker never takes the write lock.
 """
 
 from __future__ import annotations
@@ -22,14 +22,13 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from functools import partial
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from lisan.auth import tasks as auth
 from lisan.commands import tasks as commands
 from lisan.core import metrics
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch, Purge
 from lisan.db.database_trouble import DATABASE_UNAVAILABLE, DatabaseTrouble
+from lisan.db.store import Database
 from lisan.deletion.alerts import Alerts
 from lisan.deletion.jobs import Jobs, step_bound_s
 from lisan.recordings import tasks as recordings
@@ -77,40 +76,34 @@ class Worker:
     def __init__(
         self,
         settings: Settings,
-        sessions: async_sessionmaker[AsyncSession],
+        database: Database,
         *,
-        read_sessions: async_sessionmaker[AsyncSession] | None = None,
         lease_s: float = LEASE_S,
         remove_objects: RemoveRecordings = remove_audio,
         purge_batch: int = PURGE_BATCH,
     ) -> None:
-        """`read_sessions`: where a poll asks whether anything is due (the resources'
-        `read_sessions`); without it, `sessions`, which on SQLite take the write lock."""
-        reads = read_sessions or sessions
         self.database_trouble = DatabaseTrouble()  # the worker's own episodes, logged once each
         self._purge_batch = purge_batch
         self._files = FileWork(step_bound_s(lease_s))
         self._jobs = Jobs(
             settings,
-            sessions,
-            reads,
+            database,
             lease_s=lease_s,
             files=self._files,
             remove_objects=remove_objects,
         )
-        self._alerts = Alerts(settings, sessions, reads)
+        self._alerts = Alerts(settings, database)
         self._recordings = recordings.WithdrawnAudioPurge(
             settings=settings,
-            read_sessions=reads,
-            sessions=sessions,
+            database=database,
             files=self._files,
             remove=remove_objects,
         )
         self._purges: dict[PurgeKind, Purge] = {
             PurgeKind.IDEMPOTENCY_RECORDS: partial(
-                commands.purge, sessions=sessions, settings=settings
+                commands.purge, database=database, settings=settings
             ),
-            PurgeKind.SESSIONS: partial(auth.purge, sessions=sessions, settings=settings),
+            PurgeKind.SESSIONS: partial(auth.purge, database=database, settings=settings),
             PurgeKind.AUDIO_FOLDERS: self._recordings,
         }
 

@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 
 import httpx
 import pytest
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import lisan.users.service
 from lisan.admin import repository
 from lisan.admin.models import AuditEvent, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
+from lisan.db.handle import Db
 from lisan.users.service import AccountChange
 from tests.fixtures.accounts import account, mark_deleted
 from tests.fixtures.admin import (
@@ -284,7 +285,7 @@ async def test_an_unexpected_failure_is_a_bare_500_audited_as_error(
     device: Device,
     admin_engine: AsyncEngine,
 ) -> None:
-    async def broken(session: AsyncSession, user_id: str) -> AccountChange:
+    async def broken(db: Db, user_id: str) -> AccountChange:
         raise RuntimeError("secret detail: connection to 10.0.0.5 lost")
 
     monkeypatch.setattr(lisan.users.service, "suspend", broken)
@@ -307,8 +308,8 @@ async def test_a_suspend_and_its_audit_row_commit_in_one_transaction(
     original = repository.insert_audit_event
     recorded: list[str] = []
 
-    async def insert_then_fail(session: AsyncSession, event: AuditEvent) -> None:
-        await original(session, event)
+    async def insert_then_fail(db: Db, event: AuditEvent) -> None:
+        await original(db, event)
         recorded.append(event.outcome)
         if event.outcome == "ok":
             raise RuntimeError("audit store failed")

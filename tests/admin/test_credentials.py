@@ -11,7 +11,6 @@ from lisan.admin import service as admin_service
 from lisan.admin.models import AdminCredential, Permission
 from lisan.app import LisanApp
 from lisan.core import tokens
-from lisan.db.database import unit_of_work
 from tests.fixtures.accounts import account
 from tests.fixtures.admin import ROUTE_IDS, ROUTES, admin_token, audit_of, bearer, user_path
 from tests.fixtures.contract import assert_matches_contract
@@ -82,8 +81,8 @@ async def test_a_revoked_admin_token_is_401_invalid_token(
 ) -> None:
     token = await admin_token(app, Permission.USERS_READ, name="leaving")
     before = await client.get(user_path(device.user_id), headers=bearer(token))
-    async with unit_of_work(app.services.resources.sessions) as session:
-        assert await admin_service.revoke_credential(session, "leaving")
+    async with app.services.resources.database.transaction() as db:
+        assert await admin_service.revoke_credential(db, "leaving")
     after = await client.get(user_path(device.user_id), headers=bearer(token))
     assert_matches_contract(before)
     assert before.status_code == 200
@@ -155,8 +154,8 @@ async def test_a_reissued_name_is_a_new_credential_and_the_old_keeps_its_history
     the audit rows that name it) stays as it was."""
     old = await admin_token(app, Permission.USERS_READ, name="ops")
     old_call = await client.get(user_path(device.user_id), headers=bearer(old))
-    async with unit_of_work(app.services.resources.sessions) as session:
-        assert await admin_service.revoke_credential(session, "ops")
+    async with app.services.resources.database.transaction() as db:
+        assert await admin_service.revoke_credential(db, "ops")
     new = await admin_token(app, Permission.USERS_READ, name="ops")
     new_call = await client.get(user_path(device.user_id), headers=bearer(new))
     assert (old_call.status_code, new_call.status_code) == (200, 200)

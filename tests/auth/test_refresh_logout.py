@@ -15,7 +15,6 @@ from lisan.app import LisanApp, create_app
 from lisan.auth import service
 from lisan.core.errors import NotAuthenticated
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
 from tests.fixtures.answers import assert_unauthenticated
 from tests.fixtures.app import client_for
 from tests.fixtures.contract import assert_matches_contract
@@ -201,7 +200,7 @@ async def test_logout_that_lost_a_race_to_a_refresh_is_401(app: LisanApp) -> Non
     async with client_for(app) as client:
         device = await register(client)
         principal = await service.authenticate(
-            resources.lookups,
+            resources.database.reads,
             resources.settings,
             device.headers["Authorization"],
             device.install_id,
@@ -209,5 +208,5 @@ async def test_logout_that_lost_a_race_to_a_refresh_is_401(app: LisanApp) -> Non
         refreshed = await client.post("/v1/auth/refresh", headers=device.headers)
     assert refreshed.status_code == 200
     with pytest.raises(NotAuthenticated):
-        async with unit_of_work(resources.sessions) as session:
-            await service.logout(session, principal)
+        async with resources.database.transaction() as db:
+            await service.logout(db, principal)

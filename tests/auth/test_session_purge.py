@@ -15,7 +15,7 @@ from lisan.app import LisanApp
 from lisan.auth import tasks as auth
 from lisan.auth.models import DeviceSession
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
+from lisan.db.handle import insert_record
 from lisan.db.types import utcnow
 from tests.fixtures.devices import Device, register
 from tests.fixtures.statements import before_delete_from
@@ -23,8 +23,9 @@ from tests.fixtures.statements import before_delete_from
 
 async def a_session(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:
     session_id = uuid.uuid4()
-    async with unit_of_work(app.services.resources.sessions) as session:
-        session.add(
+    async with app.services.resources.database.transaction() as db:
+        await insert_record(
+            db,
             DeviceSession(
                 id=session_id,
                 user_id=device.user_id,
@@ -32,7 +33,7 @@ async def a_session(app: LisanApp, device: Device, expires_at: datetime) -> uuid
                 token_hash=uuid.uuid4().bytes * 2,
                 created_at=expires_at - timedelta(days=30),
                 expires_at=expires_at,
-            )
+            ),
         )
     return session_id
 
@@ -54,10 +55,10 @@ async def test_a_session_extended_before_the_purges_delete_is_kept(
             .values(expires_at=extended_until)
         )
 
-    with before_delete_from(resources.write_engine, DeviceSession.__tablename__, extend):
-        batch = await auth.purge(sessions=resources.sessions, settings=settings, limit=500)
+    with before_delete_from(resources.database.write_engine, DeviceSession.__tablename__, extend):
+        batch = await auth.purge(database=resources.database, settings=settings, limit=500)
 
-    async with resources.engine.connect() as connection:
+    async with resources.database.engine.connect() as connection:
         left = set(
             (await connection.execute(select(DeviceSession.id).where(DeviceSession.id.in_(
                 [extended, stale]

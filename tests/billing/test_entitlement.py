@@ -214,9 +214,9 @@ async def test_billing_a_command_twice_bills_it_once(
     command_id = await bill(app, device.user_id)
     await bill(app, device.user_id, command_id)
     await bill(app, other.user_id, command_id)  # a command id names one command only
-    async with app.services.resources.sessions() as session, session.begin():
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=command_id)
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=command_id)
+    async with app.services.resources.database.transaction() as db:
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=command_id)
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=command_id)
     assert await billed_rows(admin_engine, command_id) == [device.user_id]
     assert (await entitlement_of(client, device))["commands_used"] == 1
     assert (await entitlement_of(client, other))["commands_used"] == 0

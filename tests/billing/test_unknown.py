@@ -17,7 +17,7 @@ from lisan.app import LisanApp
 from lisan.billing import service
 from lisan.billing.models import BilledCommand
 from lisan.core.settings import BillingEnforcement
-from lisan.db.database import create_engine, unit_of_work
+from lisan.db.database import create_engine
 from tests.fixtures.billing import entitlement_of, subscribe
 from tests.fixtures.devices import register
 from tests.fixtures.rows import subscriptions_unreadable
@@ -91,11 +91,11 @@ async def test_the_unit_of_work_goes_on_after_a_failed_read(
     """The command pipeline reads the entitlement, then writes in the same unit of work."""
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
-    sessions = app.services.resources.sessions
-    async with subscriptions_unreadable(admin_engine), unit_of_work(sessions) as session:
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
-        ent = await service.entitlement(session, device.user_id, BillingEnforcement.ENFORCED)
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=after)
+    database = app.services.resources.database
+    async with subscriptions_unreadable(admin_engine), database.transaction() as db:
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=before)
+        ent = await service.entitlement(db, device.user_id, BillingEnforcement.ENFORCED)
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=after)
     assert ent == service.unknown_entitlement(BillingEnforcement.ENFORCED)
     assert service.allows_commands(ent) is None
     assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1
@@ -112,10 +112,10 @@ async def test_the_unit_of_work_goes_on_after_a_slow_read(
         pytest.skip("SQLite never waits inside a unit of work: it holds the write lock")
     device = await register(client)
     before, after = uuid.uuid4(), uuid.uuid4()
-    async with unit_of_work(app.services.resources.sessions) as session:
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=before)
+    async with app.services.resources.database.transaction() as db:
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=before)
         async with subscriptions_locked(database_url):
-            ent = await service.entitlement(session, device.user_id, BillingEnforcement.DISABLED)
-        await service.record_billed_command(session, user_id=device.user_id, bill_id=after)
+            ent = await service.entitlement(db, device.user_id, BillingEnforcement.DISABLED)
+        await service.record_billed_command(db, user_id=device.user_id, bill_id=after)
     assert ent == service.unknown_entitlement(BillingEnforcement.DISABLED)
     assert await billed_rows(admin_engine, before) == await billed_rows(admin_engine, after) == 1

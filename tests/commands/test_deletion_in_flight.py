@@ -83,7 +83,7 @@ async def _retaining_device(client: httpx.AsyncClient) -> Device:
 
 async def _run_jobs(client: httpx.AsyncClient) -> int:
     resources = lisan_app(client).services.resources
-    return await Worker(resources.settings, resources.sessions).run_due()
+    return await Worker(resources.settings, resources.database).run_due()
 
 
 def _recordings(storage: Path, device: Device) -> list[Path]:

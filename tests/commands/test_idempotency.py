@@ -23,7 +23,7 @@ from lisan.app import LisanApp
 from lisan.commands import idempotency, service
 from lisan.commands.models import IdempotencyRecord
 from lisan.core.settings import Settings
-from lisan.db.database import Executor
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.testing.openai_script import DEFAULT_PLAN, DEFAULT_TRANSCRIPTION, Answer
 from lisan.testing.openai_server import FakeOpenAI
@@ -318,19 +318,19 @@ async def test_a_holder_that_lost_its_lease_can_neither_finish_nor_release(
     """A lease has an owner: after a takeover the first holder's finish or release changes
     nothing (its answer never replaces the new owner's, nor gives the key away)."""
     device = await register(client)
-    writer = app.services.resources.writer
+    writer = app.services.resources.database.writer
     key, digest = uuid.uuid4(), idempotency.body_hash(b"command")
 
     async def claim(owner: uuid.UUID, lease_s: float) -> idempotency.Replay | idempotency.Claim:
-        async def try_claim(db: Executor) -> idempotency.Replay | idempotency.Claim:
+        async def try_claim(db: Db) -> idempotency.Replay | idempotency.Claim:
             return await idempotency.try_claim(
                 db, user_id=device.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
             )
 
         return await writer.run(try_claim)
 
-    def finish(owner: uuid.UUID, body: bytes) -> Callable[[Executor], Coroutine[Any, Any, bool]]:
-        async def finish_then_release(db: Executor) -> bool:
+    def finish(owner: uuid.UUID, body: bytes) -> Callable[[Db], Coroutine[Any, Any, bool]]:
+        async def finish_then_release(db: Db) -> bool:
             finished = await idempotency.finish(
                 db, user_id=device.user_id, key=key, owner=owner, status=200, body=body
             )

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from lisan.app import LisanApp
 from lisan.commands import tasks
 from lisan.commands.models import DONE, IdempotencyRecord
-from lisan.db.database import unit_of_work
+from lisan.db.handle import insert_record
 from lisan.db.types import utcnow
 from tests.fixtures.devices import Device, register
 from tests.fixtures.statements import before_delete_from
@@ -27,8 +27,9 @@ from tests.fixtures.statements import before_delete_from
 
 async def a_record(app: LisanApp, device: Device, expires_at: datetime) -> uuid.UUID:
     key = uuid.uuid4()
-    async with unit_of_work(app.services.resources.sessions) as session:
-        session.add(
+    async with app.services.resources.database.transaction() as db:
+        await insert_record(
+            db,
             IdempotencyRecord(
                 user_id=device.user_id,
                 key=key,
@@ -37,7 +38,7 @@ async def a_record(app: LisanApp, device: Device, expires_at: datetime) -> uuid.
                 lease_until=expires_at,
                 created_at=expires_at - timedelta(hours=24),
                 expires_at=expires_at,
-            )
+            ),
         )
     return key
 
@@ -52,7 +53,7 @@ async def expiry_of(engine: AsyncEngine, key: uuid.UUID) -> datetime | None:
 
 async def purge(app: LisanApp) -> int:
     resources = app.services.resources
-    batch = await tasks.purge(sessions=resources.sessions, settings=resources.settings, limit=500)
+    batch = await tasks.purge(database=resources.database, settings=resources.settings, limit=500)
     return batch.removed
 
 
@@ -63,7 +64,7 @@ async def test_a_key_renewed_before_the_purges_delete_is_kept(
     renewed = await a_record(app, registered, now - timedelta(hours=1))
     stale = await a_record(app, registered, now - timedelta(hours=2))
     renewed_until = now + timedelta(hours=24)
-    write_engine = app.services.resources.write_engine
+    write_engine = app.services.resources.database.write_engine
 
     def renew(connection: Connection) -> None:  # as a retry reclaiming the key would
         connection.execute(
@@ -75,7 +76,7 @@ async def test_a_key_renewed_before_the_purges_delete_is_kept(
     with before_delete_from(write_engine, IdempotencyRecord.__tablename__, renew):
         deleted = await purge(app)
 
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     assert await expiry_of(engine, renewed) == renewed_until  # kept: not expired at the DELETE
     assert await expiry_of(engine, stale) is None  # the expired one went
     assert deleted == 1
@@ -106,7 +107,7 @@ async def test_a_renewal_committed_while_the_delete_waits_for_the_row_is_kept(
         await renewer.commit()
         deleted = await purging
     assert deleted == 0
-    assert await expiry_of(app.services.resources.engine, key) == renewed_until
+    assert await expiry_of(app.services.resources.database.engine, key) == renewed_until
 
 
 async def _a_delete_waits_for_a_lock(observer: AsyncConnection) -> bool:

@@ -494,7 +494,7 @@ async def test_the_rules_run_before_the_record_opens_its_write_transaction(
 
     held: list[int] = []
     async with app_with(settings_factory, fake_openai.base_url) as client:
-        writer = lisan_app(client).services.resources.writer
+        writer = lisan_app(client).services.resources.database.writer
         pool = writer.engine.sync_engine.pool
 
         def watched(*args: Any, **kwargs: Any) -> Any:

@@ -9,10 +9,11 @@ from datetime import UTC, datetime
 import httpx
 import pytest
 from sqlalchemy import update
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.consent.models import ConsentGrant
 from lisan.consent.service import AUDIO_RETENTION, is_granted
+from lisan.db.store import unit_of_work
 from tests.fixtures.consent import CURRENT, consent_rows, current, parse_utc, recorded
 from tests.fixtures.contract import assert_matches_contract
 from tests.fixtures.devices import register
@@ -133,8 +134,8 @@ async def test_is_granted_follows_the_latest_decision_of_that_user(
     theirs = await register(client)
 
     async def granted(user_id: uuid.UUID, scope: str = AUDIO_RETENTION) -> bool:
-        async with AsyncSession(admin_engine) as session:
-            return await is_granted(session, user_id, scope)
+        async with unit_of_work(admin_engine) as db:
+            return await is_granted(db, user_id, scope)
 
     assert AUDIO_RETENTION == "audio_retention"
     assert await granted(mine.user_id) is False

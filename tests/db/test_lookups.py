@@ -35,15 +35,15 @@ async def test_a_sqlite_credential_lookup_runs_on_the_loop_not_through_aiosqlite
     def on_pooled(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         pooled.append(statement)
 
-    engines = [resources.engine.sync_engine, resources.write_engine.sync_engine]
-    assert resources.lookups.inline is not None
-    resources.lookups.inline.connection.set_trace_callback(inline.append)
+    engines = [resources.database.engine.sync_engine, resources.database.write_engine.sync_engine]
+    assert resources.database.reads.inline is not None
+    resources.database.reads.inline.connection.set_trace_callback(inline.append)
     for engine in engines:
         event.listen(engine, "before_cursor_execute", on_pooled)
     try:
         response = await client.get("/v1/users/me", headers=device.headers)
     finally:
-        resources.lookups.inline.connection.set_trace_callback(None)
+        resources.database.reads.inline.connection.set_trace_callback(None)
         for engine in engines:
             event.remove(engine, "before_cursor_execute", on_pooled)
     assert response.status_code == 200
@@ -58,7 +58,7 @@ async def test_a_sqlite_lookup_waits_for_a_lock_briefly_and_only_reads(
 ) -> None:
     if database_kind != "sqlite":
         pytest.skip("the inline look-up connection is SQLite's")
-    lookups = app.services.resources.lookups.inline
+    lookups = app.services.resources.database.reads.inline
     assert lookups is not None
     inline = lookups.connection
     assert inline is not None
@@ -76,7 +76,7 @@ async def test_a_sqlite_driver_failure_is_raised_as_sqlalchemy_raises_it(tmp_pat
     lookups = Lookups(create_async_engine(f"sqlite+aiosqlite:///{tmp_path}/empty.db"))
     try:
         with pytest.raises(OperationalError) as raised:
-            await lookups.first(_PRINCIPAL_BY_HASH, {"token_hash": b"secret-token-hash"})
+            await lookups.execute(_PRINCIPAL_BY_HASH, {"token_hash": b"secret-token-hash"})
     finally:
         lookups.close()
         await lookups.engine.dispose()

@@ -12,10 +12,11 @@ import pytest
 from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.app import LisanApp
 from lisan.db.prepared import Prepared
+from lisan.db.store import unit_of_work
 from lisan.grants.repository import GRANTED_AMONG, list_granted_among
 from tests.fixtures.devices import register
 from tests.fixtures.grants import recorded
@@ -99,10 +100,9 @@ async def test_a_list_read_on_the_driver_answers_as_the_engine_does(
     await recorded(client, device, "com.b", True)
     await recorded(client, device, "com.c", False)
     asked = [["com.a"], ["com.c"], ["com.a", "com.b"], ["com.c", "com.z"], [], ["com.b", "com.c"]]
-    lookups = app.services.resources.lookups
+    reads = app.services.resources.database.reads
     for packages in asked * 2:
-        async with lookups.connection() as db:
-            on_driver = await list_granted_among(db, device.user_id, packages)
-        async with AsyncSession(admin_engine) as session:
-            on_engine = await list_granted_among(session, device.user_id, packages)
+        on_driver = await list_granted_among(reads, device.user_id, packages)
+        async with unit_of_work(admin_engine) as db:
+            on_engine = await list_granted_among(db, device.user_id, packages)
         assert on_driver == on_engine == {"com.a", "com.b"} & set(packages)

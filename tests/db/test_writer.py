@@ -21,7 +21,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from lisan.core.lanes import Lane
-from lisan.db.database import Executor
+from lisan.db.handle import Db
 from lisan.db.writer import UnitAwaited, Writer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.app import lisan_app
@@ -70,7 +70,7 @@ def _bodies(path: Path) -> list[str]:
         reader.close()
 
 
-async def _add(db: Executor, *bodies: str) -> None:
+async def _add(db: Db, *bodies: str) -> None:
     for body in bodies:
         await db.execute(_ADD, {"body": body})
 
@@ -81,7 +81,7 @@ async def _add(db: Executor, *bodies: str) -> None:
 async def test_a_unit_of_work_commits_its_statements_and_answers_what_it_read(
     writer: Writer, notes_file: Path
 ) -> None:
-    async def add_then_read(db: Executor) -> list[str]:
+    async def add_then_read(db: Db) -> list[str]:
         await _add(db, "first", "second")
         return list((await db.execute(_ALL)).scalars())
 
@@ -108,7 +108,7 @@ async def test_a_unit_of_work_that_awaits_anything_but_a_statement_fails_loudly_
     """On SQLite a unit of work runs to its end in one step on the writer thread: an await on
     anything else is a bug, raised, never a silent stall."""
 
-    async def waits(db: Executor) -> None:
+    async def waits(db: Db) -> None:
         await _add(db, "half")
         await asyncio.sleep(0)
 
@@ -120,7 +120,7 @@ async def test_a_unit_of_work_that_awaits_anything_but_a_statement_fails_loudly_
 async def test_a_blocking_call_in_a_unit_of_work_runs_off_the_loop(writer: Writer) -> None:
     loop_thread = threading.get_ident()
 
-    async def where(_db: Executor) -> int:
+    async def where(_db: Db) -> int:
         return await writer.blocking(threading.get_ident)
 
     assert await writer.run(where) != loop_thread
@@ -189,7 +189,7 @@ async def test_a_turn_at_the_writer_waited_for_past_the_bound_is_a_pool_timeout(
     """Units of work of one process take turns at its one writer connection; a turn that does
     not come within the bound fails as a pool wait does (503, counted as overload)."""
 
-    async def slow(db: Executor) -> None:
+    async def slow(db: Db) -> None:
         await _add(db, "slow")
         await writer.blocking(time.sleep, LOCK_WAIT_S * 2)
 
@@ -240,16 +240,20 @@ async def test_a_sqlite_commands_units_of_work_never_go_through_aiosqlite(
         def on_engine(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
             through_engine.append(statement)
 
-        assert resources.writer.inline is not None
-        resources.writer.inline.connection.set_trace_callback(on_writer.append)
-        event.listen(resources.write_engine.sync_engine, "before_cursor_execute", on_engine)
+        assert resources.database.writer.inline is not None
+        resources.database.writer.inline.connection.set_trace_callback(on_writer.append)
+        event.listen(
+            resources.database.write_engine.sync_engine, "before_cursor_execute", on_engine
+        )
         try:
             response: httpx.Response = await post(
                 client, device.headers, raw_body(command_body()), uuid.uuid4()
             )
         finally:
-            event.remove(resources.write_engine.sync_engine, "before_cursor_execute", on_engine)
-            resources.writer.inline.connection.set_trace_callback(None)
+            event.remove(
+                resources.database.write_engine.sync_engine, "before_cursor_execute", on_engine
+            )
+            resources.database.writer.inline.connection.set_trace_callback(None)
     assert response.status_code == 200, response.text
     assert through_engine == []
     assert sum(statement == "BEGIN IMMEDIATE" for statement in on_writer) == 2

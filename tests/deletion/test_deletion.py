@@ -77,7 +77,7 @@ async def test_the_whole_deletion(client: httpx.AsyncClient, app: LisanApp) -> N
     done = (await client.get(jobs_url(task_id))).json()
     assert done["status"] == "completed"
     assert done["completed_at"] is not None
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     assert await rows_naming(engine, device.user_id) == {}  # no row anywhere names the user
     assert files_naming(settings.storage_dir, device.user_id) == []
     assert await worker_for(app).run_due() == 0  # nothing left to do
@@ -134,7 +134,7 @@ async def test_a_storage_failure_is_retried_and_then_succeeds(
         remove_audio(storage_dir, user_id)
 
     worker = worker_for(app, remove_objects=flaky)
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     seen = []
     for _ in range(3):
         await make_due(app, task_id)
@@ -171,7 +171,7 @@ async def test_a_job_that_never_succeeds_fails_and_alerts_an_operator(
                     await make_due(app, task_id)
                     assert await worker.run_one()
                 record = (await client.get(jobs_url(task_id))).json()
-                engine = app.services.resources.engine
+                engine = app.services.resources.database.engine
                 assert await worker.run_due() == 0  # a failed job is not tried again; the alert
                 assert await worker.send_alerts() == 0  # is sent once
             remaining = await rows_naming(engine, device.user_id)
@@ -191,17 +191,17 @@ async def test_a_job_that_never_succeeds_fails_and_alerts_an_operator(
 
 
 async def test_backoff_grows_exponentially_with_jitter(settings: Settings) -> None:
-    from lisan.db.database import create_engine, create_session_factory
+    from lisan.db.store import Database
 
-    engine = create_engine(settings.database_url)
-    worker = Worker(settings, create_session_factory(engine))
+    database = Database(settings.database_url)
+    worker = Worker(settings, database)
     base = settings.deletion_backoff_s
     for attempt in (1, 2, 3, 4):
         waits = {worker.backoff_s(attempt) for _ in range(20)}
         least = base * 2 ** (attempt - 1)
         assert all(least <= wait <= least + base for wait in waits)
         assert len(waits) > 1  # jittered
-    await engine.dispose()
+    await database.close()
 
 
 async def test_admin_audit_rows_outlive_the_user(client: httpx.AsyncClient, app: LisanApp) -> None:
@@ -220,7 +220,7 @@ async def test_admin_audit_rows_outlive_the_user(client: httpx.AsyncClient, app:
     task_id = uuid.UUID((await client.delete(DELETE, headers=device.headers)).json()["task_id"])
     assert await worker_for(app).run_due() == 1
 
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     async with engine.connect() as connection:
         audited = await connection.execute(
             select(func.count()).where(AuditEvent.target == str(device.user_id))

@@ -14,7 +14,7 @@ from sqlalchemy.engine import make_url
 
 from lisan.app import LisanApp
 from lisan.core.locale import Locale
-from lisan.db.database import unit_of_work
+from lisan.db.handle import insert_record
 from lisan.db.types import utcnow
 from lisan.deletion.models import DeletionJob, JobStatus
 from lisan.users import service as users
@@ -29,7 +29,7 @@ async def jobs_none_due(app: LisanApp) -> None:
     """One job in each state that is not due now."""
     now = utcnow()
     later = now + timedelta(hours=1)
-    async with unit_of_work(app.services.resources.sessions) as session:
+    async with app.services.resources.database.transaction() as db:
         for status, lease_until, alert_pending in (
             (JobStatus.RETRYING, None, False),  # its backoff runs until `later`
             (JobStatus.RUNNING, later, False),  # its worker holds it
@@ -37,8 +37,9 @@ async def jobs_none_due(app: LisanApp) -> None:
             (JobStatus.FAILED, None, False),  # its alert went out
             (JobStatus.FAILED, later, True),  # its alert is being sent by another worker
         ):
-            user = await users.create_account(session, f"inst-{uuid.uuid4().hex}", Locale.EN_US)
-            session.add(
+            user = await users.create_account(db, f"inst-{uuid.uuid4().hex}", Locale.EN_US)
+            await insert_record(
+                db,
                 DeletionJob(
                     id=uuid.uuid4(),
                     user_id=user.id,
@@ -48,7 +49,7 @@ async def jobs_none_due(app: LisanApp) -> None:
                     run_after=later,
                     lease_until=lease_until,
                     alert_pending=alert_pending,
-                )
+                ),
             )
 
 
@@ -57,8 +58,8 @@ async def test_idle_polls_send_no_statement_that_locks(app: LisanApp) -> None:
     worker = worker_for(app)
     resources = app.services.resources
     with (
-        statements_sent(resources.write_engine) as on_writes,
-        statements_sent(resources.engine) as on_reads,
+        statements_sent(resources.database.write_engine) as on_writes,
+        statements_sent(resources.database.engine) as on_reads,
     ):
         done = [await worker.run_due() for _ in range(POLLS)]
     assert done == [0] * POLLS

@@ -63,7 +63,7 @@ async def test_a_removal_past_its_bound_fails_the_attempt_and_never_completes_th
     # A 1.5 s lease: each step is bounded at 0.5 s (at 0.1 s, a machine busy with other work
     # once took longer than that for the healthy last attempt, and the job stayed RETRYING).
     worker = worker_for(app, lease_s=1.5, remove_objects=stuck_until_released)
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     try:
         assert await worker.run_one()
         first = await job_row(engine, task_id)
@@ -97,7 +97,7 @@ async def test_a_job_whose_workers_all_die_is_failed_and_alerted_once_its_attemp
         app = create_app(settings)
         async with LifespanManager(app), client_for(app) as client:
             task_id, user = await queue_deletion(client, settings)
-            engine = app.services.resources.engine
+            engine = app.services.resources.database.engine
             for attempt in (1, 2):
                 await kill_mid_job(settings, tmp_path / f"inside-{attempt}")
                 job = await job_row(engine, task_id)
@@ -143,7 +143,7 @@ async def test_the_alert_of_a_failed_job_survives_a_worker_that_dies_before_send
         app = create_app(settings)
         async with LifespanManager(app), client_for(app) as client:
             task_id, _ = await queue_deletion(client, settings)
-            engine = app.services.resources.engine
+            engine = app.services.resources.database.engine
             with monkeypatch.context() as patch:
                 patch.setattr(alerts, "deliver", dies)
                 with pytest.raises(Died):  # after the `failed` commit, before the send
@@ -179,14 +179,14 @@ async def test_an_alert_the_webhook_could_not_take_is_sent_again_after_its_lease
         app = create_app(settings)
         async with LifespanManager(app), client_for(app) as client:
             task_id, _ = await queue_deletion(client, settings)
-            engine = app.services.resources.engine
+            engine = app.services.resources.database.engine
             assert await worker_for(app, remove_objects=broken).run_due() == 1
             assert (await job_row(engine, task_id)).alert_pending  # not delivered: kept
 
             await expire_lease(app, task_id)
             resources = app.services.resources
             working = settings.model_copy(update={"alert_webhook_url": receiver.url})
-            later = Worker(working, resources.sessions, read_sessions=resources.read_sessions)
+            later = Worker(working, resources.database)
             assert await later.send_alerts() == 1
             assert not (await job_row(engine, task_id)).alert_pending
     assert [alert["task_id"] for alert in receiver.alerts] == [str(task_id)]
@@ -203,7 +203,7 @@ async def test_with_no_webhook_the_critical_log_line_is_the_alert(
         raise PermissionError(13, "Permission denied")
 
     worker = worker_for(app, remove_objects=broken)
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     with caplog.at_level(logging.CRITICAL, logger="lisan.deletion.alerts"):
         for _ in range(settings.deletion_max_attempts):
             await make_due(app, task_id)

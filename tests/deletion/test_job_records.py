@@ -39,7 +39,7 @@ async def test_a_failed_job_names_nobody_once_a_later_job_deleted_the_account(
             store_audio(settings.storage_dir, user, str(uuid.uuid4()), b"\0\0" * 1600)
             first = await _request_deletion(client, device.headers)
             assert await worker_for(app, remove_objects=refused).run_due() == 1
-            engine = app.services.resources.engine
+            engine = app.services.resources.database.engine
             failed = await job_row(engine, first)
             assert failed.status == JobStatus.FAILED
             assert user not in (failed.last_error or "")  # not even before the account goes

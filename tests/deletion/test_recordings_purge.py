@@ -14,7 +14,6 @@ import pytest
 
 from lisan.app import LisanApp
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
 from lisan.recordings.store import audio_folder, store_audio
 from lisan.users import service as users
 from tests.fixtures.deletion import worker_for
@@ -51,8 +50,8 @@ async def test_the_purge_reaches_the_folders_listed_after_more_consenting_users_
     for name in consenting:
         await decide(client, devices[name], True)
     await decide(client, devices[withdrawn], True, False)
-    async with unit_of_work(app.services.resources.sessions) as session:
-        await users.remove_account(session, uuid.UUID(gone))  # a folder whose owner is gone
+    async with app.services.resources.database.transaction() as db:
+        await users.remove_account(db, uuid.UUID(gone))  # a folder whose owner is gone
     (settings.storage_dir / "audio" / "not-a-user-id").mkdir()  # not this service's: left
 
     worker = worker_for(app, purge_batch=BATCH)

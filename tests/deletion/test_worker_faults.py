@@ -20,7 +20,7 @@ async def _cycles_failing_with(
     app: LisanApp, failure: Exception, caplog: pytest.LogCaptureFixture, cycles: int = 5
 ) -> list[logging.LogRecord]:
     resources = app.services.resources
-    worker = Worker(resources.settings, resources.sessions)
+    worker = Worker(resources.settings, resources.database)
     failed = 0
     done = asyncio.Event()
 

@@ -26,7 +26,8 @@ from lisan.auth.models import DeviceSession
 from lisan.commands.models import DONE, IdempotencyRecord
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.db.database import create_engine, create_session_factory, unit_of_work
+from lisan.db.handle import insert_record
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.deletion import service
 from lisan.deletion.models import DeletionJob, JobStatus
@@ -41,10 +42,10 @@ from tests.fixtures.processes import reap, stop
 async def queue_jobs(app: LisanApp, count: int) -> list[uuid.UUID]:
     """`count` accounts, each with its deletion requested (as the route does)."""
     user_ids = []
-    async with unit_of_work(app.services.resources.sessions) as session:
+    async with app.services.resources.database.transaction() as db:
         for _ in range(count):
-            user = await users.create_account(session, f"inst-{uuid.uuid4().hex}", Locale.EN_US)
-            await service.request_deletion(session, user.id)
+            user = await users.create_account(db, f"inst-{uuid.uuid4().hex}", Locale.EN_US)
+            await service.request_deletion(db, user.id)
             user_ids.append(user.id)
     return user_ids
 
@@ -60,19 +61,16 @@ async def test_two_workers_racing_over_100_jobs_do_each_exactly_once(app: LisanA
             removed[user_id] += 1
         remove_audio(storage_dir, user_id)
 
-    engines = [create_engine(settings.database_url, for_writes=True) for _ in range(2)]
-    workers = [
-        Worker(settings, create_session_factory(engine), remove_objects=counting)
-        for engine in engines
-    ]
+    databases = [Database(settings.database_url) for _ in range(2)]
+    workers = [Worker(settings, database, remove_objects=counting) for database in databases]
     done = await asyncio.gather(*(worker.run_due() for worker in workers))
-    for engine in engines:
-        await engine.dispose()
+    for database in databases:
+        await database.close()
 
     assert sum(done) == 100
     assert all(count > 0 for count in done), done  # both took part
     assert removed == Counter({str(user_id): 1 for user_id in user_ids})
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     assert await _count(engine, DeletionJob.status == JobStatus.COMPLETED) == 100
     for user_id in user_ids[:5]:
         assert await rows_naming(engine, user_id) == {}
@@ -87,7 +85,7 @@ async def test_a_worker_killed_mid_job_leaves_it_to_another(
     task_id = uuid.UUID(
         (await client.delete("/v1/consent/user-data", headers=device.headers)).json()["task_id"]
     )
-    engine = app.services.resources.engine
+    engine = app.services.resources.database.engine
     await kill_mid_job(settings, tmp_path / "inside")
     assert (await job_row(engine, task_id)).status == JobStatus.RUNNING
 
@@ -109,9 +107,10 @@ async def test_the_purges_remove_only_what_is_past_its_cut_off(
     device = await register(client)
     now = utcnow()
     grace = timedelta(seconds=settings.refresh_grace_s)
-    async with unit_of_work(resources.sessions) as session:
+    async with resources.database.transaction() as db:
         for hours in (-48, -25, 1, 23):  # expiry relative to now: two past, two to come
-            session.add(
+            await insert_record(
+                db,
                 IdempotencyRecord(
                     user_id=device.user_id,
                     key=uuid.uuid4(),
@@ -120,18 +119,19 @@ async def test_the_purges_remove_only_what_is_past_its_cut_off(
                     lease_until=now,
                     created_at=now - timedelta(hours=24) + timedelta(hours=hours),
                     expires_at=now + timedelta(hours=hours),
-                )
+                ),
             )
         for expired_ago in (grace + timedelta(days=1), grace + timedelta(minutes=1),
                             grace - timedelta(minutes=1)):  # fmt: skip
-            session.add(
+            await insert_record(
+                db,
                 DeviceSession(
                     user_id=device.user_id,
                     install_id=device.install_id,
                     token_hash=uuid.uuid4().bytes * 2,
                     created_at=now - expired_ago - timedelta(days=30),
                     expires_at=now - expired_ago,
-                )
+                ),
             )
     kept, withdrawn, never = [await register(client) for _ in range(3)]
     for user, answers in ((kept, [True]), (withdrawn, [True, False]), (never, [])):
@@ -144,7 +144,7 @@ async def test_the_purges_remove_only_what_is_past_its_cut_off(
     workers = [worker_for(app) for _ in range(2)]
     first, second = await asyncio.gather(*(w.purge() for w in workers))  # at once: safe
 
-    engine = resources.engine
+    engine = resources.database.engine
     assert first.idempotency_records + second.idempotency_records == 2
     assert await _count(engine, IdempotencyRecord.expires_at > now) == 2
     assert first.sessions + second.sessions == 2

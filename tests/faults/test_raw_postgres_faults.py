@@ -19,8 +19,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.pool import QueuePool
 
 from lisan.core.lanes import Lane
-from lisan.db.database import DATABASE_TIMEOUT_S, Executor, create_engine
+from lisan.db.database import DATABASE_TIMEOUT_S, create_engine
 from lisan.db.database_trouble import DATABASE_UNAVAILABLE
+from lisan.db.handle import Db
 from lisan.db.lookups import Lookups
 from lisan.db.writer import Writer
 from tests.fixtures.private_servers import PrivatePostgres
@@ -47,7 +48,7 @@ async def notes(
         await engine.dispose()
 
 
-async def _add(db: Executor, body: str) -> None:
+async def _add(db: Db, body: str) -> None:
     await db.execute(_ADD, {"id": uuid.uuid4(), "body": body})
 
 
@@ -64,14 +65,14 @@ async def test_a_unit_of_work_on_a_frozen_postgres_fails_within_the_bound_and_re
         unit_s = time.monotonic() - started
         started = time.monotonic()
         with pytest.raises(DATABASE_UNAVAILABLE):  # here opening a new one: its own bound
-            await lookups.all(_ALL, {})
+            (await lookups.execute(_ALL, {})).all()
         lookup_s = time.monotonic() - started
     finally:
         postgres.thaw()
     assert unit_s < DATABASE_TIMEOUT_S + SLACK_S
     assert lookup_s < DATABASE_TIMEOUT_S + SLACK_S
     await writer.run(lambda db: _add(db, "after"))
-    rows = await lookups.all(_ALL, {})
+    rows = (await lookups.execute(_ALL, {})).all()
     assert sorted(row.body for row in rows) == ["after", "before"]
 
 
@@ -111,7 +112,7 @@ async def test_a_checkout_takes_the_pools_connection_without_an_engine_connectio
     event.listen(engine, "engine_connect", connections.append)
     event.listen(engine.pool, "checkout", lambda *args: checkouts.append(args))
     await writer.run(lambda db: _add(db, "pooled"))
-    rows = await lookups.all(_ALL, {})
+    rows = (await lookups.execute(_ALL, {})).all()
     assert [row.body for row in rows] == ["pooled"]
     assert len(checkouts) == 2
     assert connections == []
@@ -129,7 +130,7 @@ async def _failures_each_way(
     try:
         for attempt in (
             _connect_only(engine),
-            Lookups(engine).all(_ALL, {}),
+            Lookups(engine).execute(_ALL, {}),
             Writer(engine, blocking=lane).run(lambda db: _add(db, "never")),
         ):
             with pytest.raises(expected) as failure:

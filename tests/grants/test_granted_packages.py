@@ -10,8 +10,9 @@ from typing import Any
 
 import httpx
 from sqlalchemy import event, insert, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from lisan.db.store import unit_of_work
 from lisan.grants.models import AppGrant
 from lisan.grants.repository import GRANTED_AMONG
 from lisan.grants.service import granted_packages
@@ -23,8 +24,8 @@ INDEX = "ix_app_grants_user_package"
 
 
 async def granted(engine: AsyncEngine, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
-    async with AsyncSession(engine) as session:
-        return await granted_packages(session, user_id, packages)
+    async with unit_of_work(engine) as db:
+        return await granted_packages(db, user_id, packages)
 
 
 async def test_grant_revoke_and_regrant(

@@ -34,7 +34,7 @@ async def _count(engine: AsyncEngine) -> int:
 
 
 async def test_a_full_buffer_drops_the_oldest_and_counts_them(app: Any) -> None:
-    writer = TelemetryWriter(app.services.resources.sessions, capacity=3)
+    writer = TelemetryWriter(app.services.resources.database, capacity=3)
     user = uuid.uuid4()
     events = [
         TelemetryEvent(outcome=CommandOutcome.DONE, duration_ms=i, stage_timings={})
@@ -133,7 +133,7 @@ async def test_shutdown_flushes_what_is_buffered(
 
 @pytest.mark.parametrize("events", [1, 1_234])
 async def test_batches_land_whole(app: Any, admin_engine: AsyncEngine, events: int) -> None:
-    writer = TelemetryWriter(app.services.resources.sessions)
+    writer = TelemetryWriter(app.services.resources.database)
     user_ids = []
     async with client_for(app) as client:
         for _ in range(2):
@@ -154,7 +154,7 @@ async def test_the_writer_survives_an_outage_in_the_middle_of_its_one_by_one_pas
     from sqlalchemy.exc import IntegrityError, OperationalError
 
     device = await register(client)
-    writer = TelemetryWriter(app.services.resources.sessions)
+    writer = TelemetryWriter(app.services.resources.database)
     real_write = writer._write
     faults = [
         IntegrityError("insert", {}, Exception("refused")),
@@ -186,11 +186,11 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
 ) -> None:
     """At SIGTERM every event is stored or counted as lost, within the flush bound, the batch being
     retried included: the log's count of lost events is the true one."""
-    from lisan.db.database import create_engine, create_session_factory
+    from lisan.db.store import Database
     from tests.fixtures.network import closed_port
 
-    engine = create_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/none")
-    writer = TelemetryWriter(create_session_factory(engine))
+    database = Database(f"postgresql+asyncpg://postgres@127.0.0.1:{closed_port()}/none")
+    writer = TelemetryWriter(database)
     writer.start()
     for _ in range(13):
         writer.submit(uuid.uuid4(), EVENT)
@@ -200,7 +200,7 @@ async def test_shutdown_with_the_database_down_counts_the_batch_being_retried(
     assert time.monotonic() - started < 2
     assert writer.stats.lost_at_close == 13
     assert not writer.running
-    await engine.dispose()
+    await database.close()
 
 
 def test_the_buffer_is_bounded_in_bytes() -> None:

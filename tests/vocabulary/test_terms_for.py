@@ -7,15 +7,14 @@ import uuid
 import httpx
 
 from lisan.app import LisanApp
-from lisan.db.database import unit_of_work
 from lisan.vocabulary.service import terms_for
 from tests.fixtures.devices import register
 from tests.fixtures.vocabulary import created, patch
 
 
 async def bias_list(app: LisanApp, user_id: uuid.UUID) -> list[str]:
-    async with unit_of_work(app.services.resources.sessions) as session:
-        return await terms_for(session, user_id)
+    async with app.services.resources.database.transaction() as db:
+        return await terms_for(db, user_id)
 
 
 async def test_terms_for_lists_the_users_display_terms_oldest_first(

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin import service as admin
 from lisan.admin.models import Permission
 from lisan.db.cli import fail, load_settings_or_exit, run_in_unit_of_work
+from lisan.db.handle import Db
 
 admin_app = typer.Typer(
     help="Admin credentials for the audited admin routes.", no_args_is_help=True
@@ -39,8 +39,8 @@ def admin_create_token(
     settings = load_settings_or_exit()
     name = _admin_name(name)
 
-    async def create(session: AsyncSession) -> str:
-        return await admin.create_credential(session, name, permission)
+    async def create(db: Db) -> str:
+        return await admin.create_credential(db, name, permission)
 
     try:
         token = run_in_unit_of_work(settings, create)
@@ -55,8 +55,8 @@ def admin_revoke_token(name: AdminName) -> None:
     settings = load_settings_or_exit()
     name = _admin_name(name)
 
-    async def revoke(session: AsyncSession) -> bool:
-        return await admin.revoke_credential(session, name)
+    async def revoke(db: Db) -> bool:
+        return await admin.revoke_credential(db, name)
 
     if not run_in_unit_of_work(settings, revoke):
         fail(f"no live admin credential named {name!r}")

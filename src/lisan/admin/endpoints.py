@@ -7,7 +7,7 @@ from fastapi import APIRouter, Path
 from lisan.admin import service
 from lisan.admin.service import AdminAction
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import AdminCaller, AppResources, DbSession
+from lisan.deps import AdminCaller, AppResources
 
 router = APIRouter(tags=["admin"])
 
@@ -16,29 +16,25 @@ UserIdPath = Annotated[str, Path(alias="userId")]
 
 
 @router.get("/v1/admin/users/{userId}")
-async def get_user(
-    user_id: UserIdPath, call: AdminCaller, resources: AppResources, session: DbSession
-) -> JsonResponse:
+async def get_user(user_id: UserIdPath, call: AdminCaller, resources: AppResources) -> JsonResponse:
     return json_response(
-        await service.perform(session, resources.sessions, call, AdminAction.READ_USER, user_id)
+        await service.perform(resources.database, call, AdminAction.READ_USER, user_id)
     )
 
 
 @router.post("/v1/admin/users/{userId}/suspend")
 async def suspend_user(
-    user_id: UserIdPath, call: AdminCaller, resources: AppResources, session: DbSession
+    user_id: UserIdPath, call: AdminCaller, resources: AppResources
 ) -> JsonResponse:
     return json_response(
-        await service.perform(session, resources.sessions, call, AdminAction.SUSPEND_USER, user_id)
+        await service.perform(resources.database, call, AdminAction.SUSPEND_USER, user_id)
     )
 
 
 @router.post("/v1/admin/users/{userId}/reinstate")
 async def reinstate_user(
-    user_id: UserIdPath, call: AdminCaller, resources: AppResources, session: DbSession
+    user_id: UserIdPath, call: AdminCaller, resources: AppResources
 ) -> JsonResponse:
     return json_response(
-        await service.perform(
-            session, resources.sessions, call, AdminAction.REINSTATE_USER, user_id
-        )
+        await service.perform(resources.database, call, AdminAction.REINSTATE_USER, user_id)
     )

@@ -4,46 +4,44 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Row, bindparam, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.admin.models import AdminCredential, AuditEvent
-from lisan.db.database import rowcount
-from lisan.db.lookups import Lookups
+from lisan.db.database import table_of
+from lisan.db.handle import Db, insert_record
 
 _CREDENTIAL_BY_HASH = select(
     AdminCredential.id, AdminCredential.name, AdminCredential.permissions
 ).where(AdminCredential.revoked_at.is_(None), AdminCredential.token_hash == bindparam("token_hash"))
+_LIVE_NAMED = select(AdminCredential.id).where(
+    AdminCredential.name == bindparam("name"), AdminCredential.revoked_at.is_(None)
+)
+_REVOKE_NAMED = (
+    update(table_of(AdminCredential))
+    .where(AdminCredential.name == bindparam("of_name"), AdminCredential.revoked_at.is_(None))
+    .values(revoked_at=bindparam("now"))
+)
 
 
-async def get_live_credential_by_hash(lookups: Lookups, token_hash: bytes) -> Row[Any] | None:
-    return await lookups.first(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
+async def get_live_credential_by_hash(db: Db, token_hash: bytes) -> Row[Any] | None:
+    row: Row[Any] | None = (
+        await db.execute(_CREDENTIAL_BY_HASH, {"token_hash": token_hash})
+    ).first()
+    return row
 
 
-async def get_live_credential_by_name(session: AsyncSession, name: str) -> AdminCredential | None:
-    result = await session.execute(
-        select(AdminCredential).where(
-            AdminCredential.name == name, AdminCredential.revoked_at.is_(None)
-        )
-    )
-    return result.scalar_one_or_none()
+async def exists_live_credential_named(db: Db, name: str) -> bool:
+    return (await db.execute(_LIVE_NAMED, {"name": name})).first() is not None
 
 
-async def insert_credential(session: AsyncSession, credential: AdminCredential) -> None:
-    session.add(credential)
-    await session.flush()
+async def insert_credential(db: Db, credential: AdminCredential) -> None:
+    await insert_record(db, credential)
 
 
-async def update_credential_revoked(session: AsyncSession, *, name: str, now: datetime) -> bool:
+async def update_credential_revoked(db: Db, *, name: str, now: datetime) -> bool:
     """Revoke the live credential of that name; False when there is none."""
-    result = await session.execute(
-        update(AdminCredential)
-        .where(AdminCredential.name == name, AdminCredential.revoked_at.is_(None))
-        .values(revoked_at=now)
-        .execution_options(synchronize_session=False)
-    )
-    return bool(rowcount(result))
+    result = await db.execute(_REVOKE_NAMED, {"of_name": name, "now": now})
+    return bool(result.rowcount)
 
 
-async def insert_audit_event(session: AsyncSession, event: AuditEvent) -> None:
-    session.add(event)
-    await session.flush()
+async def insert_audit_event(db: Db, event: AuditEvent) -> None:
+    await insert_record(db, event)

@@ -9,8 +9,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TypeVar
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from lisan.admin import repository
 from lisan.admin.models import AdminCredential, AuditEvent, AuditOutcome, Permission
 from lisan.admin.schemas import AdminUserView, ReinstateResult, SuspendResult
@@ -18,7 +16,8 @@ from lisan.core import tokens
 from lisan.core.errors import Forbidden, LisanError, NotAuthenticated
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.schemas import ResponseModel
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.users import service as users
 
@@ -74,7 +73,7 @@ class AdminCall:
 
 async def admit(
     limiter: RateLimiter,
-    lookups: Lookups,
+    db: Db,
     limit: str,
     authorization: str | None,
     request_id: str,
@@ -83,7 +82,7 @@ async def admit(
     """Who is calling, once the limits have let the call through: per credential, or per
     client IP when no known credential came. A refused caller gets its 429 here, before any
     audit row (or any write): its record is the access log, so a flood costs no table rows."""
-    admin, token_sent = await identify(lookups, authorization)
+    admin, token_sent = await identify(db, authorization)
     if admin is not None:
         await limiter.hit(limit, "admin-credential", str(admin.credential_id))
     else:
@@ -107,76 +106,59 @@ def _event(call: AdminCall, action: AdminAction, target: str, outcome: AuditOutc
 
 
 async def _record_alone(
-    sessions: async_sessionmaker[AsyncSession],
-    call: AdminCall,
-    action: AdminAction,
-    target: str,
-    outcome: AuditOutcome,
+    database: Database, call: AdminCall, action: AdminAction, target: str, outcome: AuditOutcome
 ) -> None:
-    """A call that changed nothing is audited in a transaction of its own (the request's rolls
+    """A call that changed nothing is audited in a transaction of its own (the call's rolled
     back). Best effort: a failing audit store must not hide the original answer."""
     try:
-        async with sessions() as session, session.begin():
-            await repository.insert_audit_event(session, _event(call, action, target, outcome))
+        async with database.transaction() as db:
+            await repository.insert_audit_event(db, _event(call, action, target, outcome))
     except Exception:
         log.exception("audit record failed", extra={"action": action.value, "outcome": outcome})
 
 
-async def _record_failure(
-    session: AsyncSession,
-    sessions: async_sessionmaker[AsyncSession],
-    call: AdminCall,
-    action: AdminAction,
-    target: str,
-    exc: Exception,
-) -> None:
-    # End the request's transaction first: it changed nothing, and on SQLite it holds the write
-    # lock the audit record needs.
-    await session.rollback()
-    status = exc.status_code if isinstance(exc, LisanError) else 500
-    outcome = _OUTCOME_BY_STATUS.get(status, AuditOutcome.ERROR)
-    await _record_alone(sessions, call, action, target, outcome)
-
-
 async def audited(
-    session: AsyncSession,
-    sessions: async_sessionmaker[AsyncSession],
+    database: Database,
     call: AdminCall,
     action: AdminAction,
     target: str,
-    operation: Callable[[], Awaitable[tuple[T, AuditOutcome]]],
+    operation: Callable[[Db], Awaitable[tuple[T, AuditOutcome]]],
 ) -> T:
     """The one way an admin action runs, once `admit` let it in: authenticate, authorise, act,
-    audit. `sessions` makes the audit row of a call that fails (its own transaction)."""
+    audit. The action and its audit row commit in one transaction: both land or neither does.
+    A call that fails is audited by its status (anything not a LisanError as error) in a
+    transaction of its own, once its own has rolled back (on SQLite it held the write lock)."""
     try:
         if call.admin is None:
             raise NotAuthenticated(token_sent=call.token_sent)
         permission = REQUIRED_PERMISSION[action]
         if permission not in call.admin.permissions:
             raise Forbidden(f"this credential lacks the permission {permission}")
-        result, outcome = await operation()
-    except Exception as exc:  # a LisanError is audited by its status, anything else as error
-        await _record_failure(session, sessions, call, action, target, exc)
+        async with database.transaction() as db:
+            result, outcome = await operation(db)
+            await repository.insert_audit_event(db, _event(call, action, target, outcome))
+    except Exception as exc:
+        status = exc.status_code if isinstance(exc, LisanError) else 500
+        failed = _OUTCOME_BY_STATUS.get(status, AuditOutcome.ERROR)
+        await _record_alone(database, call, action, target, failed)
         raise
-    # Same transaction as the change it records: both land or neither does.
-    await repository.insert_audit_event(session, _event(call, action, target, outcome))
     return result
 
 
-async def identify(lookups: Lookups, authorization: str | None) -> tuple[Admin | None, bool]:
+async def identify(db: Db, authorization: str | None) -> tuple[Admin | None, bool]:
     """The live admin credential in `authorization` (None if there is none) and whether a
     token was sent at all. A session token is just an unknown credential here."""
     token = tokens.bearer_token(authorization)
     if not token or not tokens.is_well_formed(token, tokens.ADMIN_PREFIX):
         return None, token is not None
-    row = await repository.get_live_credential_by_hash(lookups, tokens.token_hash(token))
+    row = await repository.get_live_credential_by_hash(db, tokens.token_hash(token))
     if row is None:
         return None, True
     return Admin(row.id, row.name, frozenset(row.permissions.split())), True
 
 
-async def read_user(session: AsyncSession, user_id: str) -> tuple[AdminUserView, AuditOutcome]:
-    user = await users.get_account(session, user_id)
+async def read_user(db: Db, user_id: str) -> tuple[AdminUserView, AuditOutcome]:
+    user = await users.get_account(db, user_id)
     view = AdminUserView(
         user_id=str(user.id),
         status=user.status,
@@ -186,26 +168,24 @@ async def read_user(session: AsyncSession, user_id: str) -> tuple[AdminUserView,
     return view, AuditOutcome.OK
 
 
-async def suspend_user(session: AsyncSession, user_id: str) -> tuple[SuspendResult, AuditOutcome]:
-    change = await users.suspend(session, user_id)
+async def suspend_user(db: Db, user_id: str) -> tuple[SuspendResult, AuditOutcome]:
+    change = await users.suspend(db, user_id)
     outcome = AuditOutcome.OK if change.changed else AuditOutcome.UNCHANGED
     return SuspendResult(user_id=str(change.user.id)), outcome
 
 
-async def reinstate_user(
-    session: AsyncSession, user_id: str
-) -> tuple[ReinstateResult, AuditOutcome]:
-    change = await users.reinstate(session, user_id)
+async def reinstate_user(db: Db, user_id: str) -> tuple[ReinstateResult, AuditOutcome]:
+    change = await users.reinstate(db, user_id)
     outcome = AuditOutcome.OK if change.changed else AuditOutcome.UNCHANGED
     return ReinstateResult(user_id=str(change.user.id)), outcome
 
 
-async def create_credential(session: AsyncSession, name: str, permissions: list[Permission]) -> str:
+async def create_credential(db: Db, name: str, permissions: list[Permission]) -> str:
     """A new admin token (printed once, stored as a hash). A revoked name may be issued again,
     as a new credential: the revoked one keeps its row, and so its dates and audit history."""
     token = tokens.new_token(tokens.ADMIN_PREFIX)
     granted = " ".join(sorted({p.value for p in permissions}))
-    if await repository.get_live_credential_by_name(session, name) is not None:
+    if await repository.exists_live_credential_named(db, name):
         raise CredentialNameTaken(name)
     credential = AdminCredential(
         id=uuid.uuid4(),
@@ -214,12 +194,12 @@ async def create_credential(session: AsyncSession, name: str, permissions: list[
         permissions=granted,
         created_at=utcnow(),
     )
-    await repository.insert_credential(session, credential)
+    await repository.insert_credential(db, credential)
     return token
 
 
-async def revoke_credential(session: AsyncSession, name: str) -> bool:
-    return await repository.update_credential_revoked(session, name=name, now=utcnow())
+async def revoke_credential(db: Db, name: str) -> bool:
+    return await repository.update_credential_revoked(db, name=name, now=utcnow())
 
 
 _OPERATIONS = {
@@ -230,14 +210,8 @@ _OPERATIONS = {
 
 
 async def perform(
-    session: AsyncSession,
-    sessions: async_sessionmaker[AsyncSession],
-    call: AdminCall,
-    action: AdminAction,
-    user_id: str,
+    database: Database, call: AdminCall, action: AdminAction, user_id: str
 ) -> ResponseModel:
     """Run one admin action on one user, audited."""
     operation = _OPERATIONS[action]
-    return await audited(
-        session, sessions, call, action, user_id, lambda: operation(session, user_id)
-    )
+    return await audited(database, call, action, user_id, lambda db: operation(db, user_id))

@@ -9,10 +9,10 @@ from lisan.core.http import NO_STORE, JsonResponse, json_response
 from lisan.deps import (
     AppSettings,
     CurrentUser,
-    DbSession,
     JsonBody,
     PresentedSession,
     RefreshingUser,
+    UnitOfWork,
     limit_registrations,
 )
 
@@ -24,19 +24,19 @@ async def register_device(
     body: JsonBody[DeviceRegistration],
     presented: PresentedSession,
     settings: AppSettings,
-    session: DbSession,
+    db: UnitOfWork,
 ) -> JsonResponse:
-    grant = await service.register_device(session, settings, body, presented)
+    grant = await service.register_device(db, settings, body, presented)
     return json_response(grant, headers=NO_STORE)
 
 
 @router.post("/v1/auth/refresh")
-async def refresh(user: RefreshingUser, settings: AppSettings, session: DbSession) -> JsonResponse:
-    grant = await service.refresh(session, settings, user)
+async def refresh(user: RefreshingUser, settings: AppSettings, db: UnitOfWork) -> JsonResponse:
+    grant = await service.refresh(db, settings, user)
     return json_response(grant, headers=NO_STORE)
 
 
 @router.post("/v1/auth/logout", status_code=204)
-async def logout(user: CurrentUser, session: DbSession) -> Response:
-    await service.logout(session, user)
+async def logout(user: CurrentUser, db: UnitOfWork) -> Response:
+    await service.logout(db, user)
     return Response(status_code=204)

@@ -10,7 +10,6 @@ from enum import Enum
 from typing import Any, Literal
 
 from sqlalchemy import Row
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.auth import repository
 from lisan.auth.schemas import INSTALL_ID_PATTERN, DeviceRegistration, SessionGrant
@@ -18,7 +17,7 @@ from lisan.core import tokens
 from lisan.core.errors import Forbidden, NotAuthenticated
 from lisan.core.locale import Locale
 from lisan.core.settings import Settings
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.users import service as users
 from lisan.users.models import AccountStatus
@@ -72,7 +71,7 @@ def _live(row: Row[Any], now: datetime, purpose: Purpose, grace_s: int) -> bool:
 
 
 async def session_for_token(
-    lookups: Lookups, settings: Settings, authorization: str | None, purpose: Purpose
+    db: Db, settings: Settings, authorization: str | None, purpose: Purpose
 ) -> Principal:
     """The live session of the bearer token in `authorization`, or 401."""
     token = tokens.bearer_token(authorization)
@@ -80,7 +79,7 @@ async def session_for_token(
         raise NotAuthenticated(token_sent=False)
     if not token or not tokens.is_well_formed(token, tokens.SESSION_PREFIX):
         raise NotAuthenticated(token_sent=True)
-    row = await repository.get_principal_by_hash(lookups, tokens.token_hash(token))
+    row = await repository.get_principal_by_hash(db, tokens.token_hash(token))
     if row is None:
         raise NotAuthenticated(token_sent=True)
     if not _live(row, utcnow(), purpose, settings.refresh_grace_s):
@@ -97,7 +96,7 @@ def check_account(principal: Principal, purpose: Purpose) -> None:
 
 
 async def authenticate(
-    lookups: Lookups,
+    db: Db,
     settings: Settings,
     authorization: str | None,
     install_id: str | None,
@@ -108,7 +107,7 @@ async def authenticate(
     if install_id is None or not _INSTALL_ID.match(install_id):
         sent = tokens.bearer_token(authorization) is not None
         raise NotAuthenticated(token_sent=sent, message="missing or invalid X-Install-ID")
-    principal = await session_for_token(lookups, settings, authorization, purpose)
+    principal = await session_for_token(db, settings, authorization, purpose)
     if not tokens.same_secret(principal.install_id, install_id):
         raise NotAuthenticated(token_sent=True)
     check_account(principal, purpose)
@@ -116,7 +115,7 @@ async def authenticate(
 
 
 async def _issue(
-    session: AsyncSession,
+    db: Db,
     settings: Settings,
     *,
     user_id: uuid.UUID,
@@ -126,7 +125,7 @@ async def _issue(
     token = tokens.new_token(tokens.SESSION_PREFIX)
     now = utcnow()
     await repository.insert_session(
-        session,
+        db,
         user_id=user_id,
         install_id=install_id,
         token_hash=tokens.token_hash(token),
@@ -137,18 +136,18 @@ async def _issue(
 
 
 async def register_device(
-    session: AsyncSession,
+    db: Db,
     settings: Settings,
     body: DeviceRegistration,
     presented: Principal | None,
 ) -> SessionGrant:
     """A new install id gets an account and a session; a known one needs its current session,
     which is then replaced (without it: 409, and the phone starts a new install)."""
-    user = await users.find_by_install_id(session, body.install_id)
+    user = await users.find_by_install_id(db, body.install_id)
     if user is None:
-        user = await users.create_account(session, body.install_id, body.locale or Locale.AM_ET)
+        user = await users.create_account(db, body.install_id, body.locale or Locale.AM_ET)
         return await _issue(
-            session, settings, user_id=user.id, install_id=body.install_id, status="registered"
+            db, settings, user_id=user.id, install_id=body.install_id, status="registered"
         )
     if user.status == AccountStatus.SUSPENDED:
         raise AccountSuspended
@@ -157,23 +156,23 @@ async def register_device(
     if presented is None or presented.user_id != user.id or presented.install_id != user.install_id:
         raise users.InstallIdTaken
     if not await repository.update_session_revoked(
-        session, session_id=presented.session_id, now=utcnow()
+        db, session_id=presented.session_id, now=utcnow()
     ):
         raise users.InstallIdTaken  # a concurrent request replaced that session first
     if body.locale is not None:
-        users.set_locale(user, body.locale)
+        await users.set_locale(db, user, body.locale)
     return await _issue(
-        session, settings, user_id=user.id, install_id=body.install_id, status="registered"
+        db, settings, user_id=user.id, install_id=body.install_id, status="registered"
     )
 
 
-async def refresh(session: AsyncSession, settings: Settings, principal: Principal) -> SessionGrant:
+async def refresh(db: Db, settings: Settings, principal: Principal) -> SessionGrant:
     if not await repository.update_session_revoked(
-        session, session_id=principal.session_id, now=utcnow()
+        db, session_id=principal.session_id, now=utcnow()
     ):
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")
     return await _issue(
-        session,
+        db,
         settings,
         user_id=principal.user_id,
         install_id=principal.install_id,
@@ -181,9 +180,9 @@ async def refresh(session: AsyncSession, settings: Settings, principal: Principa
     )
 
 
-async def logout(session: AsyncSession, principal: Principal) -> None:
+async def logout(db: Db, principal: Principal) -> None:
     if not await repository.update_session_revoked(
-        session, session_id=principal.session_id, now=utcnow()
+        db, session_id=principal.session_id, now=utcnow()
     ):
         # A concurrent refresh or re-registration replaced this session first.
         raise NotAuthenticated(token_sent=True, message="session expired or revoked")

@@ -8,12 +8,12 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 import typer
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing import service as billing
 from lisan.billing.schemas import SubscriptionStatus
 from lisan.core.errors import NotFound
 from lisan.db.cli import fail, load_settings_or_exit, run_in_unit_of_work
+from lisan.db.handle import Db
 
 billing_app = typer.Typer(
     help="Subscriptions, as a billing sync records them.", no_args_is_help=True
@@ -70,8 +70,8 @@ def billing_set(
     settings = load_settings_or_exit()
     renewal = _renewal_date(renews_at)
 
-    async def record(session: AsyncSession) -> None:
-        await billing.record_subscription(session, user_id, status, renewal, quota)
+    async def record(db: Db) -> None:
+        await billing.record_subscription(db, user_id, status, renewal, quota)
 
     try:
         run_in_unit_of_work(settings, record)

@@ -10,6 +10,6 @@ router = APIRouter(tags=["billing"])
 
 
 @router.get("/v1/billing/entitlement")
-async def get_entitlement(user: CurrentUser, reads: Reads, settings: AppSettings) -> JsonResponse:
-    view = await service.current_entitlement(reads, user.user_id, settings.billing_enforcement)
+async def get_entitlement(user: CurrentUser, db: Reads, settings: AppSettings) -> JsonResponse:
+    view = await service.current_entitlement(db, user.user_id, settings.billing_enforcement)
     return json_response(view)

@@ -6,10 +6,10 @@ import uuid
 from datetime import datetime
 
 from sqlalchemy import Row, bindparam, delete, func, literal, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing.models import BilledCommand, Subscription
-from lisan.db.database import Executor, PerDialect, dialect_name, table_of
+from lisan.db.database import table_of
+from lisan.db.handle import Db, PerDialect, insert_record
 
 _BILLED = table_of(BilledCommand)
 # Built once, on the table rather than the entity: it runs on every billed command.
@@ -19,9 +19,8 @@ _BILL_ONCE = PerDialect(
 _UNBILL = delete(_BILLED).where(_BILLED.c.bill_id == bindparam("bill_id"))
 
 
-async def insert_subscription(session: AsyncSession, subscription: Subscription) -> None:
-    session.add(subscription)
-    await session.flush()
+async def insert_subscription(db: Db, subscription: Subscription) -> None:
+    await insert_record(db, subscription)
 
 
 # Built once: the entitlement reads them on every GET, on the raw read paths too.
@@ -43,10 +42,9 @@ _BILLED_IN_PERIOD = (
 
 
 async def get_latest_subscription(
-    db: Executor, user_id: uuid.UUID
+    db: Db, user_id: uuid.UUID
 ) -> Row[str, datetime | None, int | None] | None:
-    """(status, renews_at, command_quota) of the user's latest row: plain values, not ORM
-    objects, so a rolled-back read leaves nothing behind in a session."""
+    """(status, renews_at, command_quota) of the user's latest row."""
     row: Row[str, datetime | None, int | None] | None = (
         await db.execute(_LATEST_SUBSCRIPTION, {"user_id": user_id})
     ).first()
@@ -54,7 +52,7 @@ async def get_latest_subscription(
 
 
 async def count_billed_commands(
-    db: Executor, *, user_id: uuid.UUID, start: datetime, end: datetime
+    db: Db, *, user_id: uuid.UUID, start: datetime, end: datetime
 ) -> int:
     """Billed commands of the user with `start <= billed_at < end`."""
     result = await db.execute(_BILLED_IN_PERIOD, {"user_id": user_id, "start": start, "end": end})
@@ -62,34 +60,34 @@ async def count_billed_commands(
 
 
 async def insert_billed_command_once(
-    db: Executor, *, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
+    db: Db, *, bill_id: uuid.UUID, user_id: uuid.UUID, billed_at: datetime
 ) -> None:
     """Insert unless a row for `bill_id` exists (a concurrent twin included): no error."""
     row = {"bill_id": bill_id, "user_id": user_id, "billed_at": billed_at}
     await db.execute(_BILL_ONCE.on(db), row)
 
 
-async def limit_statement_time(session: AsyncSession, milliseconds: int) -> None:
+async def limit_statement_time(db: Db, milliseconds: int) -> None:
     """PostgreSQL cancels the transaction's next statements past this (a lock wait included),
     server-side: the connection stays usable. SET LOCAL, so it ends with the transaction or a
     rolled-back savepoint. SQLite has none: there a unit of work waits only for the write lock,
     when it begins (up to its busy timeout, then a database error)."""
-    if dialect_name(session) == "postgresql":
-        await session.execute(
+    if db.dialect.name == "postgresql":
+        await db.execute(
             select(func.set_config("statement_timeout", literal(str(milliseconds)), True))
         )
 
 
-async def delete_billed_command(db: Executor, bill_id: uuid.UUID) -> None:
+async def delete_billed_command(db: Db, bill_id: uuid.UUID) -> None:
     await db.execute(_UNBILL, {"bill_id": bill_id})
 
 
-async def lock_subscriptions(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def lock_subscriptions(db: Db, user_id: uuid.UUID) -> None:
     """Hold the user's latest subscription row until the transaction ends, so concurrent
     quota checks for one user run one at a time (SQLite's write lock already does this)."""
-    if dialect_name(session) != "postgresql":
+    if db.dialect.name != "postgresql":
         return
-    await session.execute(
+    await db.execute(
         select(Subscription.id)
         .where(Subscription.user_id == user_id)
         .order_by(Subscription.id.desc())

@@ -13,14 +13,12 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
 from sqlalchemy.exc import SQLAlchemyError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.billing import repository
 from lisan.billing.models import Subscription
 from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
 from lisan.core.settings import BillingEnforcement
-from lisan.db.database import Executor
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.users import service as users
 
@@ -100,7 +98,7 @@ def _time_left_ms(deadline: float) -> int:
 
 
 async def _read_entitlement(
-    db: Executor,
+    db: Db,
     user_id: uuid.UUID,
     enforcement: BillingEnforcement,
     bound: Callable[[], Awaitable[None]],
@@ -123,41 +121,34 @@ async def _read_entitlement(
     )
 
 
-async def entitlement(
-    session: AsyncSession, user_id: uuid.UUID, enforcement: BillingEnforcement
-) -> Entitlement:
+async def entitlement(db: Db, user_id: uuid.UUID, enforcement: BillingEnforcement) -> Entitlement:
     """The user's entitlement now, inside the caller's unit of work (the command pipeline's
     reservation); UNKNOWN (all else null) when the store fails or is slow. The unit of work
     goes on writing: the read never spoils it."""
-    # The caller's pending changes are theirs: their errors must not read as UNKNOWN.
-    await session.flush()
     deadline = time.monotonic() + ENTITLEMENT_READ_TIMEOUT_S
 
     async def limit() -> None:
         # The database's own limit, per statement: a client-side cancel would leave the
         # connection, and so the caller's unit of work, unusable.
-        await repository.limit_statement_time(session, _time_left_ms(deadline))
+        await repository.limit_statement_time(db, _time_left_ms(deadline))
 
     try:
         # A savepoint, always rolled back (the read changes nothing): a failed or timed-out
         # read and its statement time limit go with it, and the caller's unit of work goes on.
-        savepoint = await session.begin_nested()
-        try:
-            return await _read_entitlement(session, user_id, enforcement, limit)
-        finally:
-            await savepoint.rollback()
+        async with db.savepoint(keep=False):
+            return await _read_entitlement(db, user_id, enforcement, limit)
     except (SQLAlchemyError, OSError, TimeoutError) as exc:
         return _unreadable(exc, enforcement)
 
 
 async def current_entitlement(
-    lookups: Lookups, user_id: uuid.UUID, enforcement: BillingEnforcement
+    db: Db, user_id: uuid.UUID, enforcement: BillingEnforcement
 ) -> Entitlement:
     """The user's entitlement now, read alone (GET /v1/billing/entitlement): two statements
     outside any unit of work, bounded as a whole; UNKNOWN when the store fails or is slow (a
     connection cut off mid-read by the bound is discarded, never reused)."""
     try:
-        async with asyncio.timeout(ENTITLEMENT_READ_TIMEOUT_S), lookups.connection() as db:
+        async with asyncio.timeout(ENTITLEMENT_READ_TIMEOUT_S):
             return await _read_entitlement(db, user_id, enforcement, _unbounded)
     except (SQLAlchemyError, OSError, TimeoutError) as exc:
         return _unreadable(exc, enforcement)
@@ -185,7 +176,7 @@ def allows_commands(ent: Entitlement) -> bool | None:
     return (ent.commands_used or 0) < ent.command_quota
 
 
-async def record_billed_command(db: Executor, *, user_id: uuid.UUID, bill_id: uuid.UUID) -> None:
+async def record_billed_command(db: Db, *, user_id: uuid.UUID, bill_id: uuid.UUID) -> None:
     """Bill one command; billing the same bill id again changes nothing."""
     await repository.insert_billed_command_once(
         db, bill_id=bill_id, user_id=user_id, billed_at=utcnow()
@@ -193,7 +184,7 @@ async def record_billed_command(db: Executor, *, user_id: uuid.UUID, bill_id: uu
 
 
 async def reserve_command(
-    session: AsyncSession,
+    db: Db,
     *,
     user_id: uuid.UUID,
     bill_id: uuid.UUID,
@@ -203,24 +194,24 @@ async def reserve_command(
     so the bill, taken now so concurrent commands cannot all pass a quota of one. None when the
     subscription cannot be read (never treated as allowed)."""
     try:
-        async with session.begin_nested():
-            await repository.lock_subscriptions(session, user_id)
+        async with db.savepoint():
+            await repository.lock_subscriptions(db, user_id)
     except (SQLAlchemyError, OSError, TimeoutError) as exc:
         log.warning("subscription store unreadable", extra={"error": type(exc).__name__})
         return None
-    allowed = allows_commands(await entitlement(session, user_id, enforcement))
+    allowed = allows_commands(await entitlement(db, user_id, enforcement))
     if allowed:
-        await record_billed_command(session, user_id=user_id, bill_id=bill_id)
+        await record_billed_command(db, user_id=user_id, bill_id=bill_id)
     return allowed
 
 
-async def cancel_bill(db: Executor, bill_id: uuid.UUID) -> None:
+async def cancel_bill(db: Db, bill_id: uuid.UUID) -> None:
     """Undo a reservation for a command that ended up not billable."""
     await repository.delete_billed_command(db, bill_id)
 
 
 async def record_subscription(
-    session: AsyncSession,
+    db: Db,
     user_id: uuid.UUID,
     status: SubscriptionStatus,
     renews_at: datetime | None = None,
@@ -230,7 +221,7 @@ async def record_subscription(
     An unknown user is NotFound."""
     if command_quota is not None and command_quota < 0:
         raise ValueError("command_quota must be >= 0")
-    account = await users.get_account(session, str(user_id))
+    account = await users.get_account(db, str(user_id))
     subscription = Subscription(
         user_id=account.id,
         status=status.value,
@@ -238,5 +229,5 @@ async def record_subscription(
         command_quota=command_quota,
         created_at=utcnow(),
     )
-    await repository.insert_subscription(session, subscription)
+    await repository.insert_subscription(db, subscription)
     return subscription

@@ -26,7 +26,7 @@ from enum import Enum
 from lisan.commands import repository
 from lisan.commands.models import DONE, RUNNING
 from lisan.core.errors import BadRequest, Conflict, UnprocessableEntity
-from lisan.db.database import Executor
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ class Waiting:
 
 
 async def try_claim(
-    db: Executor,
+    db: Db,
     *,
     user_id: uuid.UUID,
     key: uuid.UUID,
@@ -137,7 +137,7 @@ async def try_claim(
 
 
 async def finish(
-    db: Executor,
+    db: Db,
     *,
     user_id: uuid.UUID,
     key: uuid.UUID,
@@ -155,7 +155,7 @@ async def finish(
     return finished
 
 
-async def release(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID) -> None:
+async def release(db: Db, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID) -> None:
     """Give the key back after a result that is not final (502/503/504, or a failure), if the
     caller still owns it."""
     await repository.delete_running_record(db, user_id=user_id, key=key, owner=owner)

@@ -46,7 +46,7 @@ from lisan.consent import service as consent
 from lisan.core import metrics
 from lisan.core.errors import ServiceUnavailable
 from lisan.core.settings import BillingEnforcement
-from lisan.db.database import Executor, unit_of_work
+from lisan.db.handle import Db
 from lisan.db.resources import Resources
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
@@ -80,13 +80,13 @@ async def claim(
     owner, waiting = uuid.uuid4(), idempotency.Waiting(bound_s)
     lease_s = bound_s + idempotency.LEASE_MARGIN_S
 
-    async def try_claim(db: Executor) -> idempotency.Replay | idempotency.Claim | Context:
+    async def try_claim(db: Db) -> idempotency.Replay | idempotency.Claim | Context:
         outcome = await idempotency.try_claim(
             db, user_id=command.user_id, key=key, digest=digest, lease_s=lease_s, owner=owner
         )
         return await _read_context(db, command) if outcome is idempotency.OWNED else outcome
 
-    while not isinstance(claimed := await resources.writer.run(try_claim), Context):
+    while not isinstance(claimed := await resources.database.run(try_claim), Context):
         if isinstance(claimed, idempotency.Replay):
             return claimed
         await waiting.pause()
@@ -98,7 +98,7 @@ async def claim(
     return Claimed(owner, command, context)
 
 
-async def _read_context(db: Executor, command: Command) -> Context:
+async def _read_context(db: Db, command: Command) -> Context:
     return Context(
         terms=await vocabulary.terms_for(db, command.user_id),
         keep_audio=await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION),
@@ -143,9 +143,9 @@ async def gate(resources: Resources, command: Command) -> Progress:
 
 async def _reserve_bill(resources: Resources, command: Command) -> bool:
     """Check the subscription and, if it allows a command, take the bill now (race-safe)."""
-    async with unit_of_work(resources.sessions) as session:
+    async with resources.database.transaction() as db:
         allowed = await billing.reserve_command(
-            session,
+            db,
             user_id=command.user_id,
             bill_id=command.bill_id,
             enforcement=resources.settings.billing_enforcement,
@@ -166,11 +166,11 @@ async def keep_audio(resources: Resources, command: Command, context: Context) -
     if not context.keep_audio:
         return
 
-    async def keep(db: Executor) -> None:
+    async def keep(db: Db) -> None:
         if not await users.hold_live_account(db, command.user_id):
             raise users.AccountDeleted
         if await consent.is_granted(db, command.user_id, consent.AUDIO_RETENTION):
-            await resources.writer.blocking(
+            await resources.database.blocking(
                 store_audio,
                 resources.settings.storage_dir,
                 str(command.user_id),
@@ -178,7 +178,7 @@ async def keep_audio(resources: Resources, command: Command, context: Context) -
                 command.pcm,
             )
 
-    await resources.writer.run(keep)
+    await resources.database.run(keep)
 
 
 # --- 4. hear -------------------------------------------------------------------------------
@@ -254,7 +254,7 @@ def validate(command: Command, context: Context, progress: Progress) -> Progress
     return progress.lap(lap, checked=checked, grants_seen=granted)
 
 
-async def confirm(db: Executor, command: Command, progress: Progress) -> CommandResponse:
+async def confirm(db: Db, command: Command, progress: Progress) -> CommandResponse:
     """The answer to record, in the caller's unit of work: the grants the plan needs are read
     again, and the rules run again only when they changed since `validate`."""
     if progress.answer is not None:

@@ -8,10 +8,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, delete, select, tuple_, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.commands.models import DONE, RUNNING, IdempotencyRecord
-from lisan.db.database import Executor, PerDialect, rowcount, table_of
+from lisan.db.database import table_of
+from lisan.db.handle import Db, PerDialect
 
 _RECORDS = table_of(IdempotencyRecord)
 # Named apart from the columns: an UPDATE reserves the column names for its SET values.
@@ -71,20 +71,20 @@ def _key(user_id: uuid.UUID, key: uuid.UUID) -> dict[str, Any]:
     return {"of_user": user_id, "of_key": key}
 
 
-async def insert_record_if_absent(db: Executor, row: dict[str, Any]) -> bool:
+async def insert_record_if_absent(db: Db, row: dict[str, Any]) -> bool:
     """True when `row` was inserted; False when (user, key) already had a record."""
     result = await db.execute(_INSERT_IF_ABSENT.on(db), row)
     return result.first() is not None
 
 
-async def get_record(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
+async def get_record(db: Db, *, user_id: uuid.UUID, key: uuid.UUID) -> StoredKey | None:
     """The record of (user, key), locked until the transaction ends (PostgreSQL)."""
     row = (await db.execute(_SELECT, _key(user_id, key))).first()
     return None if row is None else StoredKey(*row)
 
 
 async def update_record_owner(
-    db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, lease_until: datetime
+    db: Db, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID, lease_until: datetime
 ) -> None:
     """Give the record to a new owner, under a new lease (its last owner is taken for dead)."""
     params = {**_key(user_id, key), "new_owner": owner, "new_lease": lease_until}
@@ -92,7 +92,7 @@ async def update_record_owner(
 
 
 async def update_record_finished(
-    db: Executor,
+    db: Db,
     *,
     user_id: uuid.UUID,
     key: uuid.UUID,
@@ -104,21 +104,21 @@ async def update_record_finished(
     (expired) stays removed. True when stored."""
     params = {**_key(user_id, key), "of_owner": owner, "status": status, "body": body}
     result = await db.execute(_FINISH, params)
-    return bool(rowcount(result))
+    return bool(result.rowcount)
 
 
-async def delete_record(db: Executor, *, user_id: uuid.UUID, key: uuid.UUID) -> None:
+async def delete_record(db: Db, *, user_id: uuid.UUID, key: uuid.UUID) -> None:
     await db.execute(_REMOVE, _key(user_id, key))
 
 
 async def delete_running_record(
-    db: Executor, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID
+    db: Db, *, user_id: uuid.UUID, key: uuid.UUID, owner: uuid.UUID
 ) -> None:
     """Remove the record while `owner` still runs under it; one taken over stays."""
     await db.execute(_REMOVE_RUNNING, {**_key(user_id, key), "of_owner": owner})
 
 
-async def purge_expired_records(session: AsyncSession, *, now: datetime, limit: int) -> int:
+async def purge_expired_records(db: Db, *, now: datetime, limit: int) -> int:
     """Delete up to `limit` idempotency records past their expiry (24 h); the count deleted.
 
     One statement, whose DELETE re-checks the expiry of each row it removes: a key reclaimed
@@ -128,9 +128,9 @@ async def purge_expired_records(session: AsyncSession, *, now: datetime, limit: 
     several workers at once: a row another deleted first is simply not counted."""
     expired = IdempotencyRecord.expires_at < now
     batch = select(IdempotencyRecord.user_id, IdempotencyRecord.key).where(expired).limit(limit)
-    deleted = await session.execute(
-        delete(IdempotencyRecord)
-        .where(tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(batch), expired)
-        .execution_options(synchronize_session=False)
+    deleted = await db.execute(
+        delete(_RECORDS).where(
+            tuple_(IdempotencyRecord.user_id, IdempotencyRecord.key).in_(batch), expired
+        )
     )
-    return rowcount(deleted)
+    return deleted.rowcount

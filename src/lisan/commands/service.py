@@ -29,8 +29,8 @@ from lisan.commands.state import Command, Progress
 from lisan.core import metrics
 from lisan.core.context import command_outcome_var, provider_caller_var
 from lisan.core.errors import CLIENT_CLOSED_REQUEST
-from lisan.db.database import Executor
 from lisan.db.database_trouble import answered_status
+from lisan.db.handle import Db
 from lisan.db.resources import Resources
 from lisan.providers.base import VoiceProvider
 from lisan.telemetry import service as telemetry
@@ -130,7 +130,7 @@ async def _record(
     the bill and the response to replay (the response, and its body). An account removed while
     the command ran is answered as a deleted account is (409), never 500."""
 
-    async def record(db: Executor) -> tuple[CommandResponse, bytes]:
+    async def record(db: Db) -> tuple[CommandResponse, bytes]:
         response = await pipeline.confirm(db, command, progress)
         body = response.to_json()
         timed = progress.lap(Lap(Stage.TOTAL, command.started).stop())
@@ -148,7 +148,7 @@ async def _record(
         return response, body
 
     try:
-        return await resources.writer.run(record)
+        return await resources.database.run(record)
     except IntegrityError:
         if await _account_gone(resources, command):
             raise users.AccountDeleted from None
@@ -168,7 +168,7 @@ async def _record_failure(
     status_code = answered_status(failure)
     progress = progress.lap(Lap(Stage.TOTAL, command.started).stop())
 
-    async def record_failure(db: Executor) -> None:
+    async def record_failure(db: Db) -> None:
         await idempotency.release(db, user_id=command.user_id, key=key, owner=owner)
         await telemetry.record_command(
             db,
@@ -181,7 +181,7 @@ async def _record_failure(
             await billing.cancel_bill(db, command.bill_id)
 
     try:
-        await resources.writer.run(record_failure)
+        await resources.database.run(record_failure)
     except IntegrityError:
         if not await _account_gone(resources, command):
             raise
@@ -191,13 +191,13 @@ async def _record_failure(
 async def _account_gone(resources: Resources, command: Command) -> bool:
     """Whether the command's account was removed, or its deletion began, while it ran."""
 
-    async def gone(db: Executor) -> bool:
+    async def gone(db: Db) -> bool:
         return not await users.hold_live_account(db, command.user_id)
 
-    return await resources.writer.run(gone)
+    return await resources.database.run(gone)
 
 
-async def _settle_bill(db: Executor, command: Command, progress: Progress) -> None:
+async def _settle_bill(db: Db, command: Command, progress: Progress) -> None:
     """Bill a command that reached the provider once; give back a reservation that did not."""
     if progress.billed:
         await billing.record_billed_command(db, user_id=command.user_id, bill_id=command.bill_id)

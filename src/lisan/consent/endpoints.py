@@ -11,7 +11,7 @@ from lisan.consent.schemas import (
     ConsentGrantRequest,
 )
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import CurrentUser, DbSession, JsonBody, ReadSession
+from lisan.deps import CurrentUser, JsonBody, ReadUnitOfWork, UnitOfWork
 
 router = APIRouter(tags=["consent"])
 
@@ -22,15 +22,13 @@ ScopeQuery = Annotated[
 
 @router.post("/v1/consent/grants")
 async def record_consent(
-    user: CurrentUser, body: JsonBody[ConsentGrantRequest], session: DbSession
+    user: CurrentUser, body: JsonBody[ConsentGrantRequest], db: UnitOfWork
 ) -> JsonResponse:
-    recorded = await service.record(session, user.user_id, body)
+    recorded = await service.record(db, user.user_id, body)
     return json_response(recorded)
 
 
 @router.get("/v1/consent/grants/current")
-async def current_consent(
-    scope: ScopeQuery, user: CurrentUser, session: ReadSession
-) -> JsonResponse:
-    state = await service.current(session, user.user_id, scope)
+async def current_consent(scope: ScopeQuery, user: CurrentUser, db: ReadUnitOfWork) -> JsonResponse:
+    state = await service.current(db, user.user_id, scope)
     return json_response(state)

@@ -6,41 +6,38 @@ import uuid
 from collections.abc import Collection
 
 from sqlalchemy import bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.consent.models import ConsentGrant
-from lisan.db.database import Executor
+from lisan.db.database import table_of
+from lisan.db.handle import Db, as_record, insert_record
 
 # The latest row of (user, scope) by sequence, served by ix_consent_grants_user_scope
 # (user_id, scope, id) as one backward index probe. Built once: it is on the command path.
 _OF_SCOPE = (ConsentGrant.user_id == bindparam("user_id")) & (
     ConsentGrant.scope == bindparam("scope")
 )
-_LATEST = select(ConsentGrant).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
+_LATEST = select(table_of(ConsentGrant)).where(_OF_SCOPE).order_by(ConsentGrant.id.desc()).limit(1)
 # The same probe for its decision only (no entity to load): it runs on every command.
 _LATEST_DECISION = _LATEST.with_only_columns(ConsentGrant.granted)
 
 
-async def insert_grant(session: AsyncSession, grant: ConsentGrant) -> None:
-    session.add(grant)
-    await session.flush()
+async def insert_grant(db: Db, grant: ConsentGrant) -> None:
+    await insert_record(db, grant)
 
 
-async def get_latest_grant(
-    session: AsyncSession, user_id: uuid.UUID, scope: str
-) -> ConsentGrant | None:
-    result = await session.execute(_LATEST, {"user_id": user_id, "scope": scope})
-    return result.scalar_one_or_none()
+async def get_latest_grant(db: Db, user_id: uuid.UUID, scope: str) -> ConsentGrant | None:
+    row = (await db.execute(_LATEST, {"user_id": user_id, "scope": scope})).first()
+    return None if row is None else as_record(ConsentGrant, row)
 
 
-async def get_latest_decision(db: Executor, user_id: uuid.UUID, scope: str) -> bool | None:
+async def get_latest_decision(db: Db, user_id: uuid.UUID, scope: str) -> bool | None:
     """Whether the latest decision on `scope` grants it; None when there is none."""
     result = await db.execute(_LATEST_DECISION, {"user_id": user_id, "scope": scope})
     return result.scalar_one_or_none()
 
 
 async def list_granting_users(
-    db: Executor, user_ids: Collection[uuid.UUID], scope: str
+    db: Db, user_ids: Collection[uuid.UUID], scope: str
 ) -> set[uuid.UUID]:
     """Those of `user_ids` whose latest decision on `scope` grants it, in one query (each
     user's latest row found on ix_consent_grants_user_scope)."""

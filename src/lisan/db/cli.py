@@ -10,12 +10,13 @@ from collections.abc import Awaitable, Callable
 from typing import NoReturn, TypeVar
 
 import typer
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.logging import configure_logging
 from lisan.core.settings import Settings, SettingsError, get_settings
-from lisan.db.database import create_engine, create_session_factory, unit_of_work
+from lisan.db.database import create_engine
+from lisan.db.handle import Db
 from lisan.db.migrate import upgrade_to_head
+from lisan.db.store import unit_of_work
 
 T = TypeVar("T")
 
@@ -43,16 +44,16 @@ def migrate_or_exit(settings: Settings) -> None:
         fail(f"migration failed: {type(exc).__name__}: {exc}".splitlines()[0])
 
 
-async def _in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+async def _in_unit_of_work(settings: Settings, work: Callable[[Db], Awaitable[T]]) -> T:
     engine = create_engine(settings.database_url, for_writes=True)
     try:
-        async with unit_of_work(create_session_factory(engine)) as session:
-            return await work(session)
+        async with unit_of_work(engine) as db:
+            return await work(db)
     finally:
         await engine.dispose()
 
 
-def run_in_unit_of_work(settings: Settings, work: Callable[[AsyncSession], Awaitable[T]]) -> T:
+def run_in_unit_of_work(settings: Settings, work: Callable[[Db], Awaitable[T]]) -> T:
     """Migrate quietly, then run `work` in one committed transaction (the CLI's equivalent of
     a request): the command's own answer is all that should be printed."""
     logging.getLogger("alembic").setLevel(logging.WARNING)

@@ -1,31 +1,25 @@
-"""The database layer: one async engine per process, sessions per request, and the model base."""
+"""The engines (their bounds, their pools, what a failing PostgreSQL raises), and the base of
+the models."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Index, MetaData, Table, event, text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, ExceptionContext
 from sqlalchemy.engine.interfaces import DBAPIConnection
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import (
-    AsyncConnection,
     AsyncEngine,
-    AsyncSession,
-    async_sessionmaker,
     create_async_engine,
 )
 from sqlalchemy.orm import DeclarativeBase
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from lisan.core import metrics
-from lisan.db.inline import InlineSQLite
-from lisan.db.raw_postgres import SESSION_GONE_SQLSTATES, UNAVAILABLE_SQLSTATES, RawPostgres
+from lisan.db.raw_postgres import SESSION_GONE_SQLSTATES, UNAVAILABLE_SQLSTATES
 
 # Constraint names fixed by convention so Alembic migrations are stable across databases.
 NAMING_CONVENTION = {
@@ -58,29 +52,6 @@ def table_of(model: type[Base]) -> Table:
     if not isinstance(table, Table):
         raise TypeError(f"{model.__name__} is not mapped to a table")
     return table
-
-
-# What a service runs its statements on: an ORM session, or, where only Core statements run (the
-# command path, where a session's bookkeeping costs more than its queries), a bare connection:
-# asyncpg's on PostgreSQL, sqlite3's on SQLite (`db.writer`, `db.lookups`).
-Executor = AsyncSession | AsyncConnection | InlineSQLite | RawPostgres
-
-
-def dialect_name(db: Executor) -> str:
-    if isinstance(db, AsyncSession):
-        return db.get_bind().dialect.name
-    return db.dialect.name
-
-
-class PerDialect(Generic[T]):
-    """A statement built once for each supported database, from that dialect's `insert` (whose
-    ON CONFLICT clauses differ); built at import, so the hot path only looks it up."""
-
-    def __init__(self, build: Callable[[Callable[..., Any]], T]) -> None:
-        self._built = {"postgresql": build(postgresql.insert), "sqlite": build(sqlite.insert)}
-
-    def on(self, db: Executor) -> T:
-        return self._built[dialect_name(db)]
 
 
 # aiosqlite logs every statement with its parameters at DEBUG; user data (vocabulary terms among
@@ -233,10 +204,6 @@ def _ensure_sqlite_dir(database_url: str) -> None:
         Path(database).parent.mkdir(parents=True, exist_ok=True)
 
 
-def create_session_factory(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
-    return async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
-
-
 async def database_is_reachable(engine: AsyncEngine, timeout_s: float = DATABASE_TIMEOUT_S) -> bool:
     """True when a real query answers within the timeout. The answer comes at the timeout even
     when the check does not: cancelling a check held by a frozen server would wait once more
@@ -260,22 +227,3 @@ def _consume_outcome(check: asyncio.Future[None]) -> None:
     # A check given up on still ends; its failure is the answer already given, not a new one.
     if not check.cancelled():
         check.exception()
-
-
-@asynccontextmanager
-async def unit_of_work(factory: async_sessionmaker[AsyncSession]) -> AsyncIterator[AsyncSession]:
-    """A unit of work: committed when the caller finishes cleanly, rolled back otherwise."""
-    async with factory() as session:
-        try:
-            yield session
-        except BaseException:
-            await session.rollback()
-            raise
-        else:
-            await session.commit()
-
-
-def rowcount(result: object) -> int:
-    """How many rows an UPDATE or DELETE matched (0 when the driver cannot say): the one
-    reading of `rowcount`, which SQLAlchemy's typed results do not declare."""
-    return int(getattr(result, "rowcount", 0) or 0)

@@ -23,9 +23,10 @@ from sqlalchemy.exc import DBAPIError, StatementError
 from sqlalchemy.sql.elements import ClauseElement
 
 from lisan.db.prepared import PreparedCache, Rows
+from lisan.db.savepoints import SqlSavepoints
 
 
-class InlineSQLite:
+class InlineSQLite(SqlSavepoints):
     """One sqlite3 connection in autocommit (the caller says BEGIN), used whole by one caller
     at a time; `execute` answers as an AsyncConnection's does, and never suspends."""
 
@@ -74,6 +75,9 @@ class InlineSQLite:
             self.connection.execute(sql).close()
         except sqlite3.Error as exc:
             raise _as_sqlalchemy(sql, exc) from exc
+
+    async def _plain(self, sql: str) -> None:
+        self.run(sql)
 
     def close(self) -> None:
         self.connection.close()

@@ -13,25 +13,24 @@ run on a connection of the read engine's pool, spoken to by asyncpg itself
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from sqlalchemy import Row, Select
+from sqlalchemy import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.sql.elements import ClauseElement
 
 from lisan.db.inline import InlineSQLite
-from lisan.db.prepared import PreparedCache
-from lisan.db.raw_postgres import RawPostgres, checked_out
+from lisan.db.prepared import PreparedCache, Rows
+from lisan.db.raw_postgres import checked_out
 
 LOOKUP_BUSY_WAIT_S = 0.1
 
-Statement = Select[*tuple[Any, ...]]  # a Core SELECT of any columns
-
 
 class Lookups:
-    """Single-statement reads outside a unit of work (see the module's docstring). A row has
-    its columns as attributes, as SQLAlchemy's Row has."""
+    """Single-statement reads outside a unit of work (see the module's docstring): a `Db`
+    whose every statement is its own snapshot. A row has its columns as attributes, as
+    SQLAlchemy's Row has."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine  # what the reads run on, on PostgreSQL
@@ -45,26 +44,22 @@ class Lookups:
                 read_only=True,
             )
 
-    async def first(self, statement: Statement, parameters: dict[str, Any]) -> Row[Any] | None:
-        async with self.connection() as db:
-            row: Row[Any] | None = (await db.execute(statement, parameters)).first()
-            return row
+    @property
+    def dialect(self) -> Dialect:
+        return self.engine.dialect
 
-    async def all(self, statement: Statement, parameters: dict[str, Any]) -> Sequence[Row[Any]]:
-        """Every row of one statement: one snapshot, no session, no ORM instances."""
-        async with self.connection() as db:
-            rows: Sequence[Row[Any]] = (await db.execute(statement, parameters)).all()
-            return rows
-
-    @asynccontextmanager
-    async def connection(self) -> AsyncIterator[InlineSQLite | RawPostgres]:
-        """Where reads run outside a unit of work, for a service that takes an Executor: each
-        statement its own snapshot."""
+    async def execute(
+        self, statement: ClauseElement, parameters: dict[str, Any] | None = None, /
+    ) -> Rows:
+        """One statement, its own snapshot: on SQLite on the reader connection, on PostgreSQL
+        on a pooled connection checked out for it alone."""
         if self.inline is not None:
-            yield self.inline
-            return
+            return await self.inline.execute(statement, parameters)
         async with checked_out(self.engine, self._prepared) as connection:
-            yield connection
+            return await connection.execute(statement, parameters)
+
+    def savepoint(self, *, keep: bool = True) -> AbstractAsyncContextManager[None]:
+        raise TypeError("reads outside a unit of work have no savepoint: each is its own")
 
     def close(self) -> None:
         if self.inline is not None:

@@ -30,6 +30,7 @@ from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.util import greenlet_spawn
 
 from lisan.db.prepared import PreparedCache, Rows
+from lisan.db.savepoints import SqlSavepoints
 
 T = TypeVar("T")
 
@@ -48,7 +49,7 @@ _CONNECTION_GONE = (
 )
 
 
-class RawPostgres:
+class RawPostgres(SqlSavepoints):
     """Statements on one checked-out connection; `execute` answers as an AsyncConnection's."""
 
     def __init__(self, driver: asyncpg.Connection, cache: PreparedCache) -> None:
@@ -71,6 +72,8 @@ class RawPostgres:
     async def run(self, sql: str) -> None:
         """Plain SQL (BEGIN, COMMIT), errors as SQLAlchemy's."""
         await self._call(sql, self.driver.execute(sql))
+
+    _plain = run
 
     async def _call(self, sql: str, call: Awaitable[T]) -> T:
         try:

@@ -1,4 +1,4 @@
-"""What one server process holds for its lifetime: settings, the engine, the optional Redis."""
+"""What one server process holds for its lifetime: settings, the database, the optional Redis."""
 
 from __future__ import annotations
 
@@ -8,14 +8,11 @@ import os
 from dataclasses import dataclass, field
 
 import redis.asyncio as redis
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lisan.core.lanes import Lane
 from lisan.core.ratelimit import RateLimiter
 from lisan.core.settings import Settings
-from lisan.db.database import create_engine, create_session_factory
-from lisan.db.lookups import Lookups
-from lisan.db.writer import Writer
+from lisan.db.store import Database
 
 log = logging.getLogger(__name__)
 
@@ -26,20 +23,7 @@ BLOCKING_THREADS = min(4, (os.cpu_count() or 1) + 1)
 @dataclass
 class Resources:
     settings: Settings
-    # Single-statement reads outside a unit of work (readiness, the tests' own checks). On
-    # PostgreSQL they run in autocommit, without a BEGIN and a ROLLBACK around them.
-    engine: AsyncEngine
-    lookups: Lookups  # single-statement reads: on `engine`, or inline on SQLite
-    # Units of work; on SQLite a second engine, with one connection, whose transactions take
-    # the write lock up front.
-    write_engine: AsyncEngine
-    sessions: async_sessionmaker[AsyncSession]  # units of work on `write_engine`
-    # Units of work of Core statements (the command path's): on `write_engine`'s pool, or on
-    # SQLite on a connection and a thread of their own.
-    writer: Writer
-    # Read-only units of work: on SQLite on `engine`, so a pure read never takes (or waits
-    # for) the write lock; on PostgreSQL the same as `sessions` (reads never wait there).
-    read_sessions: async_sessionmaker[AsyncSession]
+    database: Database  # the one way to the database (`db.store`)
     redis: redis.Redis | None
     rate_limiter: RateLimiter
     # Threads for blocking work off the loop (speech presence, a unit of work's file writes on
@@ -51,12 +35,6 @@ class Resources:
 
     @classmethod
     def open(cls, settings: Settings) -> Resources:
-        if settings.is_sqlite:
-            engine = create_engine(settings.database_url)
-            write_engine = create_engine(settings.database_url, for_writes=True)
-        else:  # one pool; its look-ups skip the transaction (READ COMMITTED gives them nothing)
-            write_engine = create_engine(settings.database_url)
-            engine = write_engine.execution_options(isolation_level="AUTOCOMMIT")
         client = None
         if settings.redis_url:
             client = redis.Redis.from_url(
@@ -64,16 +42,10 @@ class Resources:
                 socket_connect_timeout=REDIS_TIMEOUT_S,
                 socket_timeout=REDIS_TIMEOUT_S,
             )
-        sessions = create_session_factory(write_engine)
         blocking = Lane("lisan-blocking", threads=BLOCKING_THREADS)
         return cls(
             settings,
-            engine,
-            Lookups(engine),
-            write_engine,
-            sessions,
-            Writer(write_engine, blocking=blocking),
-            create_session_factory(engine) if settings.is_sqlite else sessions,
+            Database(settings.database_url, blocking=blocking),
             client,
             RateLimiter(settings.redis_url),
             blocking,
@@ -85,9 +57,5 @@ class Resources:
         await asyncio.gather(*self.background, return_exceptions=True)
         if self.redis is not None:
             await self.redis.aclose()
-        self.lookups.close()
-        self.writer.close()
+        await self.database.close()
         self.blocking.close(wait=False)
-        await self.write_engine.dispose()
-        if self.engine.sync_engine.pool is not self.write_engine.sync_engine.pool:
-            await self.engine.dispose()

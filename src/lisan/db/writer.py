@@ -42,12 +42,12 @@ from lisan.core import metrics, turns
 from lisan.core.lanes import Lane
 from lisan.db import raw_postgres
 from lisan.db.database import SQLITE_LOCK_WAIT_S
+from lisan.db.handle import Db
 from lisan.db.inline import InlineSQLite
 from lisan.db.prepared import PreparedCache
-from lisan.db.raw_postgres import RawPostgres
 
 T = TypeVar("T")
-Work = Callable[[InlineSQLite | RawPostgres], Coroutine[Any, Any, T]]
+Work = Callable[[Db], Coroutine[Any, Any, T]]
 
 _on_writer_thread = threading.local()
 

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 import httpx
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import AsyncRetrying, stop_after_attempt, wait_exponential_jitter
 
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.deletion import repository
 
@@ -43,15 +42,9 @@ class Alert:
 
 
 class Alerts:
-    def __init__(
-        self,
-        settings: Settings,
-        sessions: async_sessionmaker[AsyncSession],
-        read_sessions: async_sessionmaker[AsyncSession],
-    ) -> None:
+    def __init__(self, settings: Settings, database: Database) -> None:
         self._settings = settings
-        self._sessions = sessions
-        self._read_sessions = read_sessions
+        self._database = database
 
     async def send_due(self) -> int:
         """Send every alert due now; how many went out. With none due, one plain read."""
@@ -59,21 +52,22 @@ class Alerts:
         while alert := await self._take():
             if not await deliver(self._settings, alert):
                 break  # the webhook is down: this alert is tried again after its lease
-            async with unit_of_work(self._sessions) as session:
-                await repository.update_alert_sent(session, alert.task_id)
+            async with self._database.transaction() as db:
+                await repository.update_alert_sent(db, alert.task_id)
             sent += 1
         return sent
 
     async def _take(self) -> Alert | None:
         now = utcnow()
-        async with unit_of_work(self._read_sessions) as session:
-            if not await repository.exists_due_alert(session, now):
+        async with self._database.read_transaction() as db:
+            if not await repository.exists_due_alert(db, now):
                 return None
-        async with unit_of_work(self._sessions) as session:
-            job = await repository.get_next_due_alert(session, now)
+        async with self._database.transaction() as db:
+            job = await repository.get_next_due_alert(db, now)
             if job is None:  # another worker took it first
                 return None
-            job.lease_until = now + timedelta(seconds=ALERT_LEASE_S)
+            lease_until = now + timedelta(seconds=ALERT_LEASE_S)
+            await repository.update_job(db, job.id, {"lease_until": lease_until})
             return Alert(job.id, job.attempts, job.last_error or "unknown")
 
 

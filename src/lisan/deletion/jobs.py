@@ -32,12 +32,11 @@ from datetime import timedelta
 from enum import StrEnum
 from functools import partial
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from tenacity import RetryCallState, Retrying, wait_exponential_jitter
 
 from lisan.core import metrics
 from lisan.core.settings import Settings
-from lisan.db.database import unit_of_work
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import JobStatus
@@ -69,16 +68,14 @@ class Jobs:
     def __init__(
         self,
         settings: Settings,
-        sessions: async_sessionmaker[AsyncSession],
-        read_sessions: async_sessionmaker[AsyncSession],
+        database: Database,
         *,
         lease_s: float,
         files: FileWork,
         remove_objects: RemoveRecordings,
     ) -> None:
         self._settings = settings
-        self._sessions = sessions
-        self._read_sessions = read_sessions
+        self._database = database
         self._lease = timedelta(seconds=lease_s)
         self._step_s = step_bound_s(lease_s)
         self._files = files
@@ -91,9 +88,9 @@ class Jobs:
 
     async def count(self) -> None:
         """Jobs by state and the age of the oldest unfinished one, for the metrics."""
-        async with unit_of_work(self._read_sessions) as session:
-            by_state = await repository.count_jobs_by_status(session)
-            oldest = await repository.get_oldest_in_flight_time(session)
+        async with self._database.read_transaction() as db:
+            by_state = await repository.count_jobs_by_status(db)
+            oldest = await repository.get_oldest_in_flight_time(db)
         for state in JobStatus:
             metrics.labelled(metrics.DELETION_JOBS, state.value).set(by_state.get(state.value, 0))
         age_s = 0.0 if oldest is None else (utcnow() - oldest).total_seconds()
@@ -101,23 +98,34 @@ class Jobs:
 
     async def run_one(self) -> bool:
         """Claim one due job and carry it out; False when none was due."""
-        async with unit_of_work(self._read_sessions) as session:
-            if not await repository.exists_due_job(session, utcnow()):
+        async with self._database.read_transaction() as db:
+            if not await repository.exists_due_job(db, utcnow()):
                 return False
-        async with unit_of_work(self._sessions) as session:
-            job = await repository.get_next_due_job(session, utcnow())
+        async with self._database.transaction() as db:
+            job = await repository.get_next_due_job(db, utcnow())
             if job is None:  # another worker claimed it first
                 return False
             spent = job.status == JobStatus.RUNNING and (
                 job.attempts >= self._settings.deletion_max_attempts
             )
+            claim: dict[str, object]
             if spent:  # its last attempt's worker died: fail it, with its alert queued
-                job.status, job.lease_until, job.last_error = JobStatus.FAILED, None, WORKER_LOST
-                job.alert_pending = True
+                claim = {
+                    "status": JobStatus.FAILED,
+                    "lease_until": None,
+                    "last_error": WORKER_LOST,
+                    "alert_pending": True,
+                }
             else:
-                job.status, job.lease_until = JobStatus.RUNNING, utcnow() + self._lease
-                job.attempts += 1
-            task_id, user_id, attempt = job.id, job.user_id, job.attempts
+                lease_until = utcnow() + self._lease
+                claim = {
+                    "status": JobStatus.RUNNING,
+                    "lease_until": lease_until,
+                    "attempts": job.attempts + 1,
+                }
+            await repository.update_job(db, job.id, claim)
+            task_id, user_id = job.id, job.user_id
+            attempt = job.attempts if spent else job.attempts + 1
         if spent:
             log.error(
                 "deletion job out of attempts, its workers died", extra=_fields(task_id, attempt)
@@ -135,11 +143,11 @@ class Jobs:
         if user_id is not None:
             remove = partial(self._remove_objects, self._settings.storage_dir, str(user_id))
             await self._files.run(remove)
-        async with asyncio.timeout(self._step_s), unit_of_work(self._sessions) as session:
+        async with asyncio.timeout(self._step_s), self._database.transaction() as db:
             if user_id is not None:
-                await users.remove_account(session, user_id)
+                await users.remove_account(db, user_id)
             done = await repository.update_job_attempt(
-                session,
+                db,
                 task_id=task_id,
                 attempt=attempt,
                 values={
@@ -153,7 +161,7 @@ class Jobs:
             if not done:  # overtaken after our lease expired: the newer attempt decides
                 raise _Overtaken
             if user_id is not None:  # nor does a failed job of theirs name them
-                await repository.update_jobs_forget_user(session, user_id)
+                await repository.update_jobs_forget_user(db, user_id)
         metrics.labelled(metrics.DELETION_ATTEMPTS, Attempt.COMPLETED).inc()
         log.info("deletion job completed", extra=_fields(task_id, attempt))
 
@@ -167,9 +175,9 @@ class Jobs:
         else:
             values["status"] = JobStatus.RETRYING
             values["run_after"] = utcnow() + timedelta(seconds=self.backoff_s(attempt))
-        async with unit_of_work(self._sessions) as session:
+        async with self._database.transaction() as db:
             if not await repository.update_job_attempt(
-                session, task_id=task_id, attempt=attempt, values=values
+                db, task_id=task_id, attempt=attempt, values=values
             ):
                 return
         metrics.labelled(

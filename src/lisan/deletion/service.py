@@ -6,10 +6,10 @@ from __future__ import annotations
 import uuid
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.errors import NotFound
 from lisan.core.ids import path_uuid
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.deletion import repository
 from lisan.deletion.models import DeletionJob, JobStatus
@@ -25,11 +25,11 @@ def parse_task_id(task_id: str) -> uuid.UUID:
     return path_uuid(task_id, TaskNotFound())
 
 
-async def request_deletion(session: AsyncSession, user_id: uuid.UUID) -> DeletionQueued:
+async def request_deletion(db: Db, user_id: uuid.UUID) -> DeletionQueued:
     """Mark the account deleted and queue its job, in the caller's one transaction; the job
     already in flight when there is one (the database's unique index settles a race)."""
-    await users.mark_deleted(session, user_id)
-    job = await repository.get_in_flight_job(session, user_id)
+    await users.mark_deleted(db, user_id)
+    job = await repository.get_in_flight_job(db, user_id)
     if job is None:
         now = utcnow()
         job = DeletionJob(
@@ -41,17 +41,17 @@ async def request_deletion(session: AsyncSession, user_id: uuid.UUID) -> Deletio
             run_after=now,
         )
         try:
-            async with session.begin_nested():
-                await repository.insert_job(session, job)
+            async with db.savepoint():
+                await repository.insert_job(db, job)
         except IntegrityError:  # a concurrent request queued it first
-            job = await repository.get_in_flight_job(session, user_id)
+            job = await repository.get_in_flight_job(db, user_id)
             if job is None:
                 raise
     return DeletionQueued(task_id=job.id)
 
 
-async def job_record(session: AsyncSession, task_id: str) -> DeletionJobView:
-    job = await repository.get_job(session, parse_task_id(task_id))
+async def job_record(db: Db, task_id: str) -> DeletionJobView:
+    job = await repository.get_job(db, parse_task_id(task_id))
     if job is None:
         raise TaskNotFound
     return DeletionJobView(

@@ -8,10 +8,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from sqlalchemy import Row, bindparam, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.db.database import Executor
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db, insert_record
 from lisan.grants.models import AppGrant
 
 _OF_USER = AppGrant.user_id == bindparam("user_id")
@@ -38,23 +36,21 @@ GRANTED = select(AppGrant.package_name).where(
 )
 
 
-async def insert_grant(session: AsyncSession, grant: AppGrant) -> None:
-    session.add(grant)
-    await session.flush()
+async def insert_grant(db: Db, grant: AppGrant) -> None:
+    await insert_record(db, grant)
 
 
-async def list_latest_states(lookups: Lookups, user_id: uuid.UUID) -> Sequence[Row[Any]]:
+async def list_latest_states(db: Db, user_id: uuid.UUID) -> Sequence[Row[Any]]:
     """(package_name, granted, created_at) of the latest row per package, in no order."""
-    return await lookups.all(_LATEST_STATES, {"user_id": user_id})
+    rows: Sequence[Row[Any]] = (await db.execute(_LATEST_STATES, {"user_id": user_id})).all()
+    return rows
 
 
-async def list_granted_among(
-    db: Executor, user_id: uuid.UUID, packages: Collection[str]
-) -> set[str]:
+async def list_granted_among(db: Db, user_id: uuid.UUID, packages: Collection[str]) -> set[str]:
     result = await db.execute(GRANTED_AMONG, {"user_id": user_id, "packages": list(packages)})
     return set(result.scalars())
 
 
-async def list_granted(db: Executor, user_id: uuid.UUID) -> list[str]:
+async def list_granted(db: Db, user_id: uuid.UUID) -> list[str]:
     result = await db.execute(GRANTED, {"user_id": user_id})
     return sorted(result.scalars())

@@ -6,7 +6,6 @@ import asyncio
 import time
 from datetime import UTC, datetime
 
-from lisan.db.database import database_is_reachable
 from lisan.db.resources import Resources
 from lisan.probes.schemas import ComponentState, Health, Readiness
 
@@ -26,7 +25,7 @@ def health() -> Health:
 
 
 async def _database_state(resources: Resources) -> ComponentState:
-    if resources.schema_ready and await database_is_reachable(resources.engine):
+    if resources.schema_ready and await resources.database.is_reachable():
         return "ok"
     return "unavailable"
 

@@ -22,12 +22,10 @@ import uuid
 from collections.abc import Generator, Iterator
 from functools import partial
 
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
-
 from lisan.consent import service as consent
 from lisan.core.settings import Settings
 from lisan.core.tasks import Batch
-from lisan.db.database import unit_of_work
+from lisan.db.store import Database
 from lisan.recordings.filework import FileWork
 from lisan.recordings.store import RemoveRecordings, audio_owners
 from lisan.users import service as users
@@ -47,14 +45,12 @@ class WithdrawnAudioPurge:
         self,
         *,
         settings: Settings,
-        read_sessions: async_sessionmaker[AsyncSession],
-        sessions: async_sessionmaker[AsyncSession],
+        database: Database,
         files: FileWork,
         remove: RemoveRecordings,
     ) -> None:
         self._storage_dir = settings.storage_dir
-        self._read_sessions = read_sessions
-        self._sessions = sessions
+        self._database = database
         self._files = files
         self._remove = remove
         self._walk: Generator[str, None, None] | None = None
@@ -73,9 +69,9 @@ class WithdrawnAudioPurge:
         more = self._walk is not None
         owners = {name: _user_id(name) for name in self._batch}
         user_ids = {user_id for user_id in owners.values() if user_id is not None}
-        async with unit_of_work(self._read_sessions) as session:
+        async with self._database.read_transaction() as db:
             keeping = await consent.granted_among(
-                session, user_ids=user_ids, scope=consent.AUDIO_RETENTION
+                db, user_ids=user_ids, scope=consent.AUDIO_RETENTION
             )
         removed = 0
         for name, user_id in owners.items():
@@ -95,9 +91,9 @@ class WithdrawnAudioPurge:
     async def _remove_unless_kept(self, name: str, user_id: uuid.UUID) -> int:
         """Remove the owner's folder, in a write transaction that holds the account exclusively,
         unless the consent was granted since the batch's read; 1 when removed."""
-        async with unit_of_work(self._sessions) as session:
-            await users.hold_account_exclusively(session, user_id)
-            if await consent.is_granted(session, user_id, consent.AUDIO_RETENTION):
+        async with self._database.transaction() as db:
+            await users.hold_account_exclusively(db, user_id)
+            if await consent.is_granted(db, user_id, consent.AUDIO_RETENTION):
                 return 0
             await self._files.run(partial(self._remove, self._storage_dir, name))
         return 1

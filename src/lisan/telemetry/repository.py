@@ -5,9 +5,9 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from sqlalchemy import bindparam, or_, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
 
-from lisan.db.database import Executor, PerDialect, table_of
+from lisan.db.database import table_of
+from lisan.db.handle import Db, PerDialect
 from lisan.telemetry.models import CommandEvent
 
 _EVENTS = table_of(CommandEvent)
@@ -37,42 +37,38 @@ _INSERT_NEW = PerDialect(lambda insert: insert(_EVENTS).on_conflict_do_nothing()
 _UPSERT_SERVER_SIDE = PerDialect(_upsert_server_side)
 
 
-async def list_owners(
-    session: AsyncSession, ids: Collection[uuid.UUID]
-) -> dict[uuid.UUID, uuid.UUID]:
+async def list_owners(db: Db, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, uuid.UUID]:
     """The owning user of each command event among `ids` that exists."""
     if not ids:
         return {}
-    result = await session.execute(
+    result = await db.execute(
         select(CommandEvent.id, CommandEvent.user_id).where(CommandEvent.id.in_(ids))
     )
     return {row.id: row.user_id for row in result}
 
 
-async def insert_new_events(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert rows; one whose id appeared meanwhile (a concurrent writer) is left alone."""
+async def insert_new_events(db: Db, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert rows (each with the same columns), in one statement; one whose id appeared
+    meanwhile (a concurrent writer) is left alone."""
     if not rows:
         return
-    await session.execute(_INSERT_NEW.on(session), rows)
+    await db.execute(_INSERT_NEW.on(db).values(list(rows)))
 
 
-async def update_phone_side(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+async def update_phone_side(db: Db, rows: Sequence[dict[str, Any]]) -> None:
     """Fill in the phone's side of existing events, each only where its user owns the row."""
     for row in rows:
-        await session.execute(
-            update(CommandEvent)
+        await db.execute(
+            update(_EVENTS)
             .where(CommandEvent.id == row["id"], CommandEvent.user_id == row["user_id"])
             .values({k: v for k, v in row.items() if k not in ("id", "user_id", "created_at")})
-            .execution_options(synchronize_session=False)
         )
 
 
-async def upsert_server_side(db: Executor, row: dict[str, Any]) -> None:
+async def upsert_server_side(db: Db, row: dict[str, Any]) -> None:
     await db.execute(_UPSERT_SERVER_SIDE.on(db), row)
 
 
-async def exists_taken_command_id(
-    db: Executor, *, command_id: uuid.UUID, user_id: uuid.UUID
-) -> bool:
+async def exists_taken_command_id(db: Db, *, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
     result = await db.execute(_ID_TAKEN, {"command_id": command_id, "user_id": user_id})
     return result.first() is not None

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import uuid
 
-from lisan.db.database import Executor
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.telemetry import repository
 
 
-async def command_id_taken(db: Executor, *, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
+async def command_id_taken(db: Db, *, command_id: uuid.UUID, user_id: uuid.UUID) -> bool:
     """Whether `command_id` already names another command's event: a client that reuses an
     X-Request-ID would otherwise overwrite its own earlier record (and audio)."""
     return await repository.exists_taken_command_id(db, command_id=command_id, user_id=user_id)
 
 
 async def record_command(
-    db: Executor,
+    db: Db,
     *,
     command_id: uuid.UUID,
     user_id: uuid.UUID,

@@ -19,9 +19,9 @@ from enum import StrEnum
 from typing import Any
 
 from sqlalchemy.exc import DataError, IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lisan.core import metrics
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.telemetry import repository
 from lisan.telemetry.schemas import TelemetryEvent
@@ -72,7 +72,7 @@ class WriterStats:
 
 @dataclass
 class TelemetryWriter:
-    sessions: async_sessionmaker[AsyncSession]
+    database: Database
     capacity: int = DEFAULT_CAPACITY
     capacity_bytes: int = DEFAULT_CAPACITY_BYTES
     stats: WriterStats = field(default_factory=WriterStats)
@@ -220,8 +220,8 @@ class TelemetryWriter:
 
     async def _write(self, batch: list[PendingEvent]) -> None:
         named = {p.event.request_id for p in batch if p.event.request_id is not None}
-        async with self.sessions() as session, session.begin():
-            owners = await repository.list_owners(session, named)
+        async with self.database.transaction() as db:
+            owners = await repository.list_owners(db, named)
             inserts: dict[uuid.UUID, dict[str, Any]] = {}
             completions: list[dict[str, Any]] = []
             foreign = 0
@@ -234,8 +234,8 @@ class TelemetryWriter:
                     completions.append(row)
                 else:
                     inserts[row["id"]] = row  # a later event for the same id wins
-            await repository.insert_new_events(session, list(inserts.values()))
-            await repository.update_phone_side(session, completions)
+            await repository.insert_new_events(db, list(inserts.values()))
+            await repository.update_phone_side(db, completions)
         self.stats.dropped_foreign += foreign
         self.stats.stored += len(batch) - foreign
         metrics.TELEMETRY_WRITTEN.inc(len(batch) - foreign)

@@ -6,12 +6,11 @@ import uuid
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
 from lisan.core.locale import Locale
-from lisan.db.database import Executor
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.users import repository
 from lisan.users.models import AccountStatus, User
@@ -41,7 +40,7 @@ def parse_user_id(user_id: str) -> uuid.UUID:
     return path_uuid(user_id, NotFound("no such user"))
 
 
-async def create_account(session: AsyncSession, install_id: str, locale: Locale) -> User:
+async def create_account(db: Db, install_id: str, locale: Locale) -> User:
     user = User(
         id=uuid.uuid4(),
         install_id=install_id,
@@ -52,51 +51,50 @@ async def create_account(session: AsyncSession, install_id: str, locale: Locale)
         registered_at=utcnow(),
     )
     try:
-        await repository.insert_user(session, user)
+        await repository.insert_user(db, user)
     except IntegrityError:  # a concurrent registration of the same install id won
         raise InstallIdTaken from None
     return user
 
 
-async def find_by_install_id(session: AsyncSession, install_id: str) -> User | None:
-    return await repository.get_user_by_install_id(session, install_id)
+async def find_by_install_id(db: Db, install_id: str) -> User | None:
+    return await repository.get_user_by_install_id(db, install_id)
 
 
-async def get_account(session: AsyncSession, user_id: str, *, for_update: bool = False) -> User:
-    user = await repository.get_user(session, parse_user_id(user_id), for_update=for_update)
+async def get_account(db: Db, user_id: str, *, for_update: bool = False) -> User:
+    user = await repository.get_user(db, parse_user_id(user_id), for_update=for_update)
     if user is None:
         raise NotFound("no such user")
     return user
 
 
-def set_locale(user: User, locale: Locale) -> None:
+async def set_locale(db: Db, user: User, locale: Locale) -> None:
     """A wake word still at the old locale's default follows the locale; a chosen one stays."""
     if user.wake_word == DEFAULT_WAKE_WORDS.get(Locale(user.locale)):
         user.wake_word = DEFAULT_WAKE_WORDS[locale]
     user.locale = locale.value
+    await repository.update_user(db, user.id, locale=user.locale, wake_word=user.wake_word)
 
 
-async def _change_status(
-    session: AsyncSession, user_id: str, status: AccountStatus
-) -> AccountChange:
+async def _change_status(db: Db, user_id: str, status: AccountStatus) -> AccountChange:
     """Move an account between active and suspended; idempotent; never out of `deleted`."""
-    user = await get_account(session, user_id, for_update=True)
+    user = await get_account(db, user_id, for_update=True)
     if user.status == AccountStatus.DELETED:
         raise AccountDeleted
     if user.status == status:
         return AccountChange(user, changed=False)
     user.status = status.value
     user.suspended_at = utcnow() if status is AccountStatus.SUSPENDED else None
-    await session.flush()
+    await repository.update_user(db, user.id, status=user.status, suspended_at=user.suspended_at)
     return AccountChange(user, changed=True)
 
 
-async def suspend(session: AsyncSession, user_id: str) -> AccountChange:
-    return await _change_status(session, user_id, AccountStatus.SUSPENDED)
+async def suspend(db: Db, user_id: str) -> AccountChange:
+    return await _change_status(db, user_id, AccountStatus.SUSPENDED)
 
 
-async def reinstate(session: AsyncSession, user_id: str) -> AccountChange:
-    return await _change_status(session, user_id, AccountStatus.ACTIVE)
+async def reinstate(db: Db, user_id: str) -> AccountChange:
+    return await _change_status(db, user_id, AccountStatus.ACTIVE)
 
 
 def current_user_view(
@@ -109,7 +107,7 @@ def current_user_view(
     )
 
 
-async def hold_live_account(db: Executor, user_id: uuid.UUID) -> bool:
+async def hold_live_account(db: Db, user_id: uuid.UUID) -> bool:
     """Whether the account exists and no deletion has begun, held as it is until the caller's
     transaction ends: a deletion request (which changes the status) and a deletion job (which
     removes the row) wait for it. For work that must not outlive the account, such as keeping
@@ -118,18 +116,18 @@ async def hold_live_account(db: Executor, user_id: uuid.UUID) -> bool:
     return status is not None and AccountStatus(status) is not AccountStatus.DELETED
 
 
-async def hold_account_exclusively(db: Executor, user_id: uuid.UUID) -> None:
+async def hold_account_exclusively(db: Db, user_id: uuid.UUID) -> None:
     """The account held against `hold_live_account` until the caller's transaction ends: work
     that removes what a command keeps under that hold (a recording) neither runs beside one nor
     decides on what it read before one."""
     await repository.lock_account(db, user_id)
 
 
-async def mark_deleted(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def mark_deleted(db: Db, user_id: uuid.UUID) -> None:
     """Deletion requested: from now on the account's sessions answer 409 (but to repeat it)."""
-    await repository.update_status(session, user_id, AccountStatus.DELETED.value)
+    await repository.update_user(db, user_id, status=AccountStatus.DELETED.value)
 
 
-async def remove_account(session: AsyncSession, user_id: uuid.UUID) -> None:
+async def remove_account(db: Db, user_id: uuid.UUID) -> None:
     """The last step of a deletion: the row goes, and every table that references it with it."""
-    await repository.delete_user(session, user_id)
+    await repository.delete_user(db, user_id)

@@ -10,12 +10,10 @@ from __future__ import annotations
 import uuid
 
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from lisan.core.errors import Conflict, NotFound
 from lisan.core.ids import path_uuid
-from lisan.db.database import Executor
-from lisan.db.lookups import Lookups
+from lisan.db.handle import Db
 from lisan.db.types import utcnow
 from lisan.vocabulary import repository
 from lisan.vocabulary.models import VocabularyTerm
@@ -57,21 +55,21 @@ def _view(term: VocabularyTerm) -> TermView:
     )
 
 
-async def list_terms(lookups: Lookups, user_id: uuid.UUID) -> TermList:
+async def list_terms(db: Db, user_id: uuid.UUID) -> TermList:
     # The rows are validated in one call, by their columns' names: a view built per row pays
     # pydantic's entry once per term (see docs/benchmarks.md, "Measured choices").
-    terms = await repository.list_terms(lookups, user_id)
+    terms = await repository.list_terms(db, user_id)
     return TermList.model_validate({"terms": terms}, from_attributes=True)
 
 
-async def terms_for(db: Executor, user_id: uuid.UUID) -> list[str]:
+async def terms_for(db: Db, user_id: uuid.UUID) -> list[str]:
     """The user's terms as they wrote them, oldest first: the transcriber's bias list."""
     return await repository.list_display_terms(db, user_id)
 
 
-async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreate) -> TermView:
-    await repository.insert_count_row_once(session, user_id)
-    if not await repository.update_count_take_place(session, user_id, VOCABULARY_LIMIT):
+async def create_term(db: Db, user_id: uuid.UUID, body: TermCreate) -> TermView:
+    await repository.insert_count_row_once(db, user_id)
+    if not await repository.update_count_take_place(db, user_id, VOCABULARY_LIMIT):
         raise VocabularyFull
     now = utcnow()
     term = VocabularyTerm(
@@ -84,17 +82,17 @@ async def create_term(session: AsyncSession, user_id: uuid.UUID, body: TermCreat
         updated_at=now,
     )
     try:
-        await repository.insert_term(session, term)
+        await repository.insert_term(db, term)
     except IntegrityError:  # the same term, maybe from a racing request: the place goes back too
         raise TermExists from None
     return _view(term)
 
 
 async def update_term(
-    session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID, body: TermUpdate
+    db: Db, *, user_id: uuid.UUID, term_id: uuid.UUID, body: TermUpdate
 ) -> TermView:
-    await repository.lock_count_row(session, user_id)
-    term = await repository.get_term(session, user_id=user_id, term_id=term_id)
+    await repository.lock_count_row(db, user_id)
+    term = await repository.get_term(db, user_id=user_id, term_id=term_id)
     if term is None:
         raise TermNotFound
     if body.term is not None:
@@ -104,15 +102,15 @@ async def update_term(
         term.kind = body.kind.value
     term.updated_at = utcnow()
     try:
-        await repository.update_terms(session)
+        await repository.update_term(db, term)
     except IntegrityError:  # renamed onto another of the user's terms
         raise TermExists from None
     return _view(term)
 
 
-async def delete_term(session: AsyncSession, *, user_id: uuid.UUID, term_id: uuid.UUID) -> None:
+async def delete_term(db: Db, *, user_id: uuid.UUID, term_id: uuid.UUID) -> None:
     # The count row first, as create does: the same lock order for every write.
-    await repository.lock_count_row(session, user_id)
-    if not await repository.delete_term(session, user_id=user_id, term_id=term_id):
+    await repository.lock_count_row(db, user_id)
+    if not await repository.delete_term(db, user_id=user_id, term_id=term_id):
         raise TermNotFound
-    await repository.update_count_give_back_place(session, user_id)
+    await repository.update_count_give_back_place(db, user_id)
