@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import pytest
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, insert, select
 
 from lisan.admin.models import AdminCredential
 from lisan.app import LisanApp
@@ -146,3 +146,50 @@ async def test_the_same_statement_answers_the_same_on_every_way_in(app: LisanApp
     async with database.read_transaction() as db:
         on_engine = await read(db)
     assert on_reads == on_run == on_engine
+
+
+# --- batches ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("way_in", WAYS_IN)
+async def test_a_batch_of_rows_is_written_whole_on_every_way_in(
+    app: LisanApp, way_in: Callable[[Database, Callable[[Db], Awaitable[None]]], Awaitable[None]]
+) -> None:
+    database = app.services.resources.database
+    names = [f"batch-{uuid.uuid4().hex[:8]}" for _ in range(3)]
+    rows = [
+        {
+            "id": uuid.uuid4(),
+            "name": name,
+            "token_hash": secrets.token_bytes(32),
+            "permissions": "users:read",
+            "created_at": utcnow(),
+        }
+        for name in names
+    ]
+
+    async def work(db: Db) -> None:
+        await db.execute_many(insert(_CREDENTIALS), rows)
+
+    await way_in(database, work)
+    assert [(await _stored(database, name)) is not None for name in names] == [True] * 3
+
+
+async def test_reads_outside_a_unit_of_work_write_no_batch(app: LisanApp) -> None:
+    with pytest.raises(TypeError, match="write nothing"):
+        await app.services.resources.database.reads.execute_many(insert(_CREDENTIALS), [{}])
+
+
+async def test_reads_together_answer_as_reads_alone(app: LisanApp) -> None:
+    database = app.services.resources.database
+    name = f"together-{uuid.uuid4().hex[:8]}"
+    async with database.transaction() as db:
+        await insert_record(db, _credential(name))
+    async with database.reads_together() as db:
+        first = (await db.execute(_NAMED, {"name": name})).first()
+        second = (await db.execute(_NAMED, {"name": name})).first()
+    alone = (await database.reads.execute(_NAMED, {"name": name})).first()
+    assert first is not None
+    assert second is not None
+    assert alone is not None
+    assert tuple(first) == tuple(second) == tuple(alone)

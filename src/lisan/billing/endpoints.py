@@ -4,12 +4,13 @@ from fastapi import APIRouter
 
 from lisan.billing import service
 from lisan.core.http import JsonResponse, json_response
-from lisan.deps import AppSettings, CurrentUser, Reads
+from lisan.deps import AppResources, CurrentUser
 
 router = APIRouter(tags=["billing"])
 
 
 @router.get("/v1/billing/entitlement")
-async def get_entitlement(user: CurrentUser, db: Reads, settings: AppSettings) -> JsonResponse:
-    view = await service.current_entitlement(db, user.user_id, settings.billing_enforcement)
+async def get_entitlement(user: CurrentUser, resources: AppResources) -> JsonResponse:
+    enforcement = resources.settings.billing_enforcement
+    view = await service.current_entitlement(resources.database, user.user_id, enforcement)
     return json_response(view)

@@ -19,6 +19,7 @@ from lisan.billing.models import Subscription
 from lisan.billing.schemas import Entitlement, SubscriptionState, SubscriptionStatus
 from lisan.core.settings import BillingEnforcement
 from lisan.db.handle import Db
+from lisan.db.store import Database
 from lisan.db.types import utcnow
 from lisan.users import service as users
 
@@ -142,13 +143,13 @@ async def entitlement(db: Db, user_id: uuid.UUID, enforcement: BillingEnforcemen
 
 
 async def current_entitlement(
-    db: Db, user_id: uuid.UUID, enforcement: BillingEnforcement
+    database: Database, user_id: uuid.UUID, enforcement: BillingEnforcement
 ) -> Entitlement:
     """The user's entitlement now, read alone (GET /v1/billing/entitlement): two statements
     outside any unit of work, bounded as a whole; UNKNOWN when the store fails or is slow (a
     connection cut off mid-read by the bound is discarded, never reused)."""
     try:
-        async with asyncio.timeout(ENTITLEMENT_READ_TIMEOUT_S):
+        async with asyncio.timeout(ENTITLEMENT_READ_TIMEOUT_S), database.reads_together() as db:
             return await _read_entitlement(db, user_id, enforcement, _unbounded)
     except (SQLAlchemyError, OSError, TimeoutError) as exc:
         return _unreadable(exc, enforcement)

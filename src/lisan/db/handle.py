@@ -59,6 +59,13 @@ class Db(Protocol):
         self, statement: ClauseElement, parameters: dict[str, Any] | None = None, /
     ) -> Result: ...
 
+    async def execute_many(
+        self, statement: ClauseElement, rows: Sequence[dict[str, Any]], /
+    ) -> None:
+        """One INSERT, UPDATE or DELETE for each of `rows` (each with the same keys), compiled
+        once and sent as one batch."""
+        ...
+
     def savepoint(self, *, keep: bool = True) -> AbstractAsyncContextManager[None]:
         """A part of the unit of work that fails alone: rolled back when the block raises
         (the error goes on), and when `keep` is False even when it does not; the unit of
@@ -83,6 +90,11 @@ class EngineDb:
             parameters,
         )
         return result
+
+    async def execute_many(
+        self, statement: ClauseElement, rows: Sequence[dict[str, Any]], /
+    ) -> None:
+        await self._connection.execute(statement, list(rows))  # type: ignore[call-overload]
 
     @asynccontextmanager
     async def savepoint(self, *, keep: bool = True) -> AsyncIterator[None]:

@@ -16,6 +16,7 @@ values in it, so the error handlers answer it as they answer every other.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Dialect
@@ -68,6 +69,16 @@ class InlineSQLite(SqlSavepoints):
         except sqlite3.Error as exc:
             raise _as_sqlalchemy(sql, exc) from exc
         return Rows([prepared.convert(row) for row in raw], rowcount)
+
+    async def execute_many(
+        self, statement: ClauseElement, rows: Sequence[dict[str, Any]], /
+    ) -> None:
+        prepared = self._prepared.get(statement, rows[0])
+        sql = prepared.arguments(rows[0])[0]
+        try:
+            self.connection.executemany(sql, [prepared.arguments(row)[1] for row in rows])
+        except sqlite3.Error as exc:
+            raise _as_sqlalchemy(sql, exc) from exc
 
     def run(self, sql: str) -> None:
         """One statement of plain SQL (BEGIN, COMMIT, a PRAGMA), errors as SQLAlchemy's."""

@@ -13,13 +13,15 @@ run on a connection of the read engine's pool, spoken to by asyncpg itself
 
 from __future__ import annotations
 
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.elements import ClauseElement
 
+from lisan.db.handle import Db
 from lisan.db.inline import InlineSQLite
 from lisan.db.prepared import PreparedCache, Rows
 from lisan.db.raw_postgres import checked_out
@@ -58,8 +60,23 @@ class Lookups:
         async with checked_out(self.engine, self._prepared) as connection:
             return await connection.execute(statement, parameters)
 
+    async def execute_many(
+        self, statement: ClauseElement, rows: Sequence[dict[str, Any]], /
+    ) -> None:
+        raise TypeError("reads outside a unit of work write nothing: use a unit of work")
+
     def savepoint(self, *, keep: bool = True) -> AbstractAsyncContextManager[None]:
         raise TypeError("reads outside a unit of work have no savepoint: each is its own")
+
+    @asynccontextmanager
+    async def together(self) -> AsyncIterator[Db]:
+        """Several reads on one connection, checked out once (on SQLite the reader's own):
+        each still its own snapshot, outside any transaction."""
+        if self.inline is not None:
+            yield self.inline
+            return
+        async with checked_out(self.engine, self._prepared) as connection:
+            yield connection
 
     def close(self) -> None:
         if self.inline is not None:

@@ -17,7 +17,7 @@ invalidated, never handed back to the pool: as `db.database` does for the engine
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
 
@@ -68,6 +68,14 @@ class RawPostgres(SqlSavepoints):
             return Rows([], _rowcount(status))
         records = await self._call(sql, self.driver.fetch(sql, *values))
         return Rows([prepared.convert(record) for record in records], len(records))
+
+    async def execute_many(
+        self, statement: ClauseElement, rows: Sequence[dict[str, Any]], /
+    ) -> None:
+        prepared = self._cache.get(statement, rows[0])
+        sql = prepared.arguments(rows[0])[0]
+        arguments = [prepared.arguments(row)[1] for row in rows]
+        await self._call(sql, self.driver.executemany(sql, arguments))
 
     async def run(self, sql: str) -> None:
         """Plain SQL (BEGIN, COMMIT), errors as SQLAlchemy's."""

@@ -2,7 +2,8 @@
 
 Every way in hands out a `Db` (`db.handle`), the one handle a repository takes:
 
-- `reads`: single-statement reads outside any unit of work (`db.lookups`);
+- `reads`: single-statement reads outside any unit of work (`db.lookups`), and
+  `reads_together()` for several on one connection;
 - `transaction()`: a unit of work on the SQLAlchemy engine, committed when its block ends
   cleanly, rolled back otherwise; `read_transaction()`, one that only reads (on SQLite it never
   takes or waits for the write lock);
@@ -17,7 +18,7 @@ its single-statement reads in autocommit.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any, TypeVar
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -49,6 +50,11 @@ class Database:
         self.reads = Lookups(self.engine)
         self._blocking = blocking
         self.writer = Writer(self.write_engine, blocking=blocking)
+
+    def reads_together(self) -> AbstractAsyncContextManager[Db]:
+        """Several single-statement reads on one connection, checked out once (`reads` checks
+        one out per statement on PostgreSQL): each still its own snapshot."""
+        return self.reads.together()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Db]:

@@ -48,11 +48,11 @@ async def list_owners(db: Db, ids: Collection[uuid.UUID]) -> dict[uuid.UUID, uui
 
 
 async def insert_new_events(db: Db, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert rows (each with the same columns), in one statement; one whose id appeared
-    meanwhile (a concurrent writer) is left alone."""
+    """Insert rows (each with the same columns), in one batch; one whose id appeared meanwhile
+    (a concurrent writer) is left alone."""
     if not rows:
         return
-    await db.execute(_INSERT_NEW.on(db).values(list(rows)))
+    await db.execute_many(_INSERT_NEW.on(db), rows)
 
 
 async def update_phone_side(db: Db, rows: Sequence[dict[str, Any]]) -> None:
