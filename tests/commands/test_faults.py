@@ -217,7 +217,7 @@ def test_a_failed_command_is_recorded_with_the_status_it_was_answered() -> None:
 
 # --- nothing secret in an error body or a log record ----------------------------------------
 
-SECRET_TRANSCRIPT = "send the quokka password now"
+SECRET_TRANSCRIPT = "what is the quokka password"  # asks the planner: the rules do not plan it
 VOCABULARY = ("Tiruworkterm", "Zemzemhotel")
 PROVIDER_DETAIL = "provider-internal-detail-xyzzy"
 # An error answer's message: logged as a bounded excerpt for the operator, never in

@@ -38,7 +38,8 @@ from tests.fixtures.commands import (
 from tests.fixtures.devices import Device, ready_device
 from tests.fixtures.rows import command_events, every_stored_text
 
-STAGES = {"transcription", "planning", "validation", "total"}
+# The rules are asked first (and decline the fake's instruction), then the planner.
+STAGES = {"transcription", "rules_planning", "planning", "validation", "total"}
 
 
 async def test_the_command_id_is_the_request_id(
@@ -118,8 +119,8 @@ async def test_each_command_leaves_an_event_with_its_status_and_server_timings(
 async def test_the_transcript_is_stored_nowhere(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, admin_engine: AsyncEngine
 ) -> None:
-    """Every column of every table, after commands that heard "open telegram" and ended every
-    way a command can end."""
+    """Every column of every table, after commands that heard the default transcript and ended
+    every way a command can end."""
     fake_openai.transcriptions.then(
         Answer.json(transcription(TRANSCRIPT, -0.1)),
         Answer.json(transcription(TRANSCRIPT, -3.0)),  # REPROMPT low_confidence
@@ -274,7 +275,7 @@ async def test_the_screen_goes_fenced_in_the_user_message_never_in_the_system_me
         assert system == {"role": "system", "content": SYSTEM_PROMPT}
         lines = user["content"].split("\n")
         assert user["role"] == "user"
-        assert 'The user said: "open telegram"' in lines
+        assert f'The user said: "{TRANSCRIPT}"' in lines
         assert lines.count(SCREEN_BEGIN) == lines.count(SCREEN_END) == 1
         fenced = lines[lines.index(SCREEN_BEGIN) + 1 : lines.index(SCREEN_END)]
         assert lines.index(SCREEN_END) == len(lines) - 1, "nothing follows the screen"

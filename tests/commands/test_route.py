@@ -41,7 +41,8 @@ async def test_an_accepted_command(
         event = (await connection.execute(select(CommandEvent))).one()
     assert str(event.id) == body["command_id"]
     assert event.status == "ACCEPTED"
-    assert set(event.server_timings) == {"transcription", "planning", "validation", "total"}
+    timings = {"transcription", "rules_planning", "planning", "validation", "total"}
+    assert set(event.server_timings) == timings
 
 
 @pytest.mark.parametrize("pcm", [silence(2.0), hum(2.0)], ids=["silence", "quiet-room"])

@@ -81,7 +81,8 @@ async def test_accepted_is_a_plan_to_run_with_ack(
         )
     )
     say(fake_openai, "type selam to abebe and open telegram")
-    body = await run_one(settings_factory, fake_openai)
+    # The planner's plan is the subject: it is asked whatever the rules would plan.
+    body = await run_one(settings_factory, fake_openai, plan_local_first=False)
     assert (body["status"], body["speak_code"]) == ("ACCEPTED", "ACK")
     assert "reprompt_reason" not in body
     assert "speech_response_text" not in body  # the planner's words are never spoken

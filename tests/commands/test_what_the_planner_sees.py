@@ -42,7 +42,7 @@ async def test_a_granted_screen_goes_to_the_planner(
 ) -> None:
     """A granted app's screen goes to the planner, fenced, with its package."""
     fake_openai.completions.then(Answer.plan(plan(step("TAP", "n2"))))
-    say(fake_openai, "tap chats")
+    say(fake_openai, "show me the chats")  # an instruction the rules leave to the planner
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client, TELEGRAM)
         body = command_body(package=TELEGRAM, tree=CHAT_SCREEN)

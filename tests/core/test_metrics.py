@@ -108,9 +108,10 @@ def test_every_label_of_every_metric_has_its_values_declared_once_the_app_is_bui
 
 
 def test_values_outside_a_set_become_other() -> None:
-    before = sample("lisan_commands_total", status="other", reason="other")
-    metrics.count_command("<script>", "free text from a planner")
-    assert sample("lisan_commands_total", status="other", reason="other") == before + 1
+    labels = {"status": "other", "reason": "other", "planner": "other"}
+    before = sample("lisan_commands_total", **labels)
+    metrics.count_command("<script>", "free text from a planner", "a planner's own name")
+    assert sample("lisan_commands_total", **labels) == before + 1
 
 
 # Every owner of a reason a command is answered with, by the enum that names them.
@@ -141,7 +142,8 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
     fake_openai: FakeOpenAI,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    accepted = sample("lisan_commands_total", status="ACCEPTED", reason="none")
+    counted = {"status": "ACCEPTED", "reason": "none", "planner": "model"}
+    accepted = sample("lisan_commands_total", **counted)
     calls = sample("lisan_provider_calls_total", call="transcribe", outcome="ok")
     stages = {
         stage: sample("lisan_command_stage_duration_seconds_count", stage=stage)
@@ -152,7 +154,7 @@ async def test_a_command_counts_its_status_stages_and_provider_calls(
         with caplog.at_level(logging.INFO, logger="lisan.access"):
             response = await command(client, device, command_body())
     assert response.json()["status"] == "ACCEPTED"
-    assert sample("lisan_commands_total", status="ACCEPTED", reason="none") == accepted + 1
+    assert sample("lisan_commands_total", **counted) == accepted + 1
     assert sample("lisan_provider_calls_total", call="transcribe", outcome="ok") == calls + 1
     for stage in METRIC_STAGES:
         count = sample("lisan_command_stage_duration_seconds_count", stage=stage)
@@ -180,7 +182,8 @@ async def test_a_provider_failure_is_counted_by_its_kind(
     reason: str,
 ) -> None:
     failed = sample("lisan_provider_calls_total", call="transcribe", outcome=outcome)
-    errors = sample("lisan_commands_total", status="ERROR", reason=reason)
+    counted = {"status": "ERROR", "reason": reason, "planner": "none"}  # failed before planning
+    errors = sample("lisan_commands_total", **counted)
     fake_openai.transcriptions.then(answer)
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
@@ -188,7 +191,7 @@ async def test_a_provider_failure_is_counted_by_its_kind(
             response = await command(client, device, command_body())
     assert response.status_code in (502, 503)
     assert sample("lisan_provider_calls_total", call="transcribe", outcome=outcome) == failed + 1
-    assert sample("lisan_commands_total", status="ERROR", reason=reason) == errors + 1
+    assert sample("lisan_commands_total", **counted) == errors + 1
     line = next(r for r in caplog.records if getattr(r, "route", None) == "/v1/commands")
     assert (line.command_status, line.command_reason) == ("ERROR", reason)  # type: ignore[attr-defined]
 

@@ -28,6 +28,7 @@ from lisan.providers.http import ProviderHTTP
 from lisan.providers.openai import OpenAIProvider
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import TRANSCRIPT
 from tests.fixtures.private_servers import PrivateRedis
 from tests.fixtures.provider import PCM, MakeProvider
 
@@ -129,7 +130,7 @@ async def test_bad_answers_do_not_count(
         with pytest.raises(ProviderBadAnswer):
             await _transcribe(provider)
 
-    assert (await _transcribe(provider)).text == "open telegram"
+    assert (await _transcribe(provider)).text == TRANSCRIPT
     assert fake_openai.transcriptions.calls == 9
 
 
@@ -157,14 +158,14 @@ async def test_a_failing_planner_opens_its_circuit_however_well_the_transcriber_
     provider = make_provider(ProviderBreaker(None, ttl_s=30), plan_breaker=plan_breaker)
     fake_openai.completions.default = Answer.error(503)
     for _ in range(5):
-        assert (await _transcribe(provider)).text == "open telegram"
+        assert (await _transcribe(provider)).text == TRANSCRIPT
         with pytest.raises(ProviderUnavailable):
             await _plan(provider)
 
     with pytest.raises(ProviderUnavailable, match="circuit open"):
         await _plan(provider)
     assert fake_openai.completions.calls == 5
-    assert (await _transcribe(provider)).text == "open telegram"
+    assert (await _transcribe(provider)).text == TRANSCRIPT
 
 
 async def test_a_failing_transcriber_leaves_the_planners_circuit_closed(
@@ -191,7 +192,7 @@ async def test_after_the_ttl_a_success_closes_the_circuit(
         await _transcribe(provider)
 
     await asyncio.sleep(0.6)
-    assert (await _transcribe(provider)).text == "open telegram"
+    assert (await _transcribe(provider)).text == TRANSCRIPT
     # Closed again: the count starts over, so four failures leave it closed.
     fake_openai.transcriptions.then(*[Answer.error(503)] * 4)
     await _fail(provider, 4)
@@ -219,7 +220,7 @@ async def test_a_cancelled_call_is_not_a_failure(
     provider = make_provider(ProviderBreaker(None, threshold=1, ttl_s=30))
     await _cancel_a_slow_call(provider, fake_openai)
 
-    assert (await _transcribe(provider)).text == "open telegram"
+    assert (await _transcribe(provider)).text == TRANSCRIPT
 
 
 async def test_redis_shares_the_open_circuit_between_processes(
@@ -274,7 +275,7 @@ async def test_unreachable_redis_at_start_falls_back_to_memory(
         assert len(warnings) == 1
         assert "1/15" not in warnings[0].getMessage()
         provider = make_provider(breaker)
-        assert (await _transcribe(provider)).text == "open telegram"
+        assert (await _transcribe(provider)).text == TRANSCRIPT
         fake_openai.transcriptions.default = Answer.error(503)
         await _fail(provider, 5)
         with pytest.raises(ProviderUnavailable, match="circuit open"):
@@ -301,8 +302,8 @@ async def test_redis_lost_while_running_falls_back_to_memory(
             raise RedisConnectionError("Redis went away")
 
         monkeypatch.setattr(redis.Redis, "get", redis_gone)
-        assert (await _transcribe(provider)).text == "open telegram"
-        assert (await _transcribe(provider)).text == "open telegram"
+        assert (await _transcribe(provider)).text == TRANSCRIPT
+        assert (await _transcribe(provider)).text == TRANSCRIPT
         assert not breaker.shared
         assert len([r for r in caplog.records if r.name == "lisan.providers.breaker"]) == 1
     finally:
@@ -391,7 +392,7 @@ async def test_a_full_pool_answers_at_capacity_quickly(
             await _transcribe(provider)
         waited = time.perf_counter() - started
         assert (await holder).text == "slow"
-        assert (await _transcribe(provider)).text == "open telegram"  # the circuit stayed closed
+        assert (await _transcribe(provider)).text == TRANSCRIPT  # the circuit stayed closed
     finally:
         await http.aclose()
     assert waited < 1.5  # POOL_WAIT_S, not the 8 s transcription timeout
@@ -412,7 +413,7 @@ async def test_the_circuit_is_scoped_to_the_provider_it_guards(
         await _fail(make_provider(guarded), 5)
         with pytest.raises(ProviderUnavailable, match="circuit open"):
             await _transcribe(make_provider(guarded))
-        assert (await _transcribe(make_provider(other))).text == "open telegram"
+        assert (await _transcribe(make_provider(other))).text == TRANSCRIPT
     finally:
         await guarded.aclose()
         await other.aclose()
@@ -495,7 +496,7 @@ async def test_a_hung_redis_holds_no_call_past_its_bound(
 
         async def timed() -> float:
             started = time.perf_counter()
-            assert (await _transcribe(provider)).text == "open telegram"
+            assert (await _transcribe(provider)).text == TRANSCRIPT
             return time.perf_counter() - started
 
         at_the_hang = await asyncio.gather(*(timed() for _ in range(20)))

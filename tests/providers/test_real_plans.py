@@ -28,7 +28,8 @@ async def replay(
     recorded = RECORDED[name]
     say(fake, recorded["said"])
     fake.completions.then(Answer.content(recorded["content"]))
-    async with app_with(settings_factory, fake.base_url) as client:
+    # The recorded model is asked whatever the rules know: its answer is what is replayed.
+    async with app_with(settings_factory, fake.base_url, plan_local_first=False) as client:
         device = await ready_device(client, recorded["package"])
         body = command_body(package=recorded["package"], tree=recorded["view_tree"])
         response = await command(client, device, body)

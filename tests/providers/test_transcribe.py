@@ -10,6 +10,7 @@ from lisan.core.locale import Locale
 from lisan.providers.base import Expected, Transcript
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
+from tests.fixtures.commands import TRANSCRIPT
 from tests.fixtures.provider import API_KEY, PCM, MakeProvider
 
 
@@ -87,7 +88,7 @@ async def test_base_url_trailing_slash_is_ignored(
 async def test_confidence_is_exp_of_the_mean_logprob(make_provider: MakeProvider) -> None:
     transcript = await make_provider().transcribe(PCM, Locale.EN_US, Expected([], None, []))
     # The fake's default answer: logprobs -0.05 and -0.15.
-    assert transcript.text == "open telegram"
+    assert transcript.text == TRANSCRIPT
     assert transcript.confidence == pytest.approx(math.exp(-0.1))
 
 

@@ -9,7 +9,7 @@ runs them in order; each takes what the steps before it returned and returns wha
 3. `keep_audio`: the recording, kept only while the account and its consent allow, under a
    hold on the account that a deletion waits for;
 4. `hear`: the transcriber, and its doubts (`hearing`: language, no speech, confidence);
-5. `plan`: the planner;
+5. `plan`: the rules first, when they know the command (`rules_first`), else the planner;
 6. `validate`: the plan rules (`lisan.plans`) against the screen the phone sent and the
    grants `claim` read, outside any transaction, so the rules' CPU never holds a write lock (on
    SQLite, every process's); then `confirm`, inside the transaction `service` records the
@@ -222,7 +222,10 @@ async def hear(
 async def plan(
     provider: VoiceProvider, command: Command, context: Context, progress: Progress
 ) -> Progress:
-    """The planner's answer to the transcript: a claim still to be checked (`validate`)."""
+    """The planner's answer to the transcript: a claim still to be checked (`validate`). None
+    asked when the rules planned first (`rules_first`)."""
+    if progress.raw_plan is not None:
+        return progress
     with timed(Stage.PLANNING) as lap:
         # An ungranted app's screen never leaves the machine: a remote planner learns it is
         # hidden.

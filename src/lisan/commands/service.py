@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
+from lisan.commands.rules_first import plan_by_rules
 from lisan.commands.schemas import CommandResponse, CommandStatus
 from lisan.commands.stages import Lap, Stage
 from lisan.commands.state import Command, Progress
@@ -111,15 +112,16 @@ async def execute(
             await pipeline.keep_audio(resources, command, context)
             progress = await pipeline.hear(resources, provider, command, context, progress)
         if progress.answer is None:
+            progress = plan_by_rules(resources.settings, provider, command, context, progress)
             progress = await pipeline.plan(provider, command, context, progress)
             progress = pipeline.validate(command, context, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
-        command_outcome_var.set((FAILED, failure(answered_status(exc))))
+        command_outcome_var.set((FAILED, failure(answered_status(exc)), progress.planner))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
     # The access log and the metrics say what it came to (lisan.server.access.log_access).
-    command_outcome_var.set((response.status.value, response.reprompt_reason))
+    command_outcome_var.set((response.status.value, response.reprompt_reason, progress.planner))
     return CommandAnswer(200, body, replayed=False, command_id=command.command_id)
 
 

@@ -19,10 +19,21 @@ from lisan.core import metrics
 class Stage(StrEnum):
     SPEECH_PRESENCE = "speech_presence"  # step 2, `gate`: a metric only, no timing key
     TRANSCRIPTION = "transcription"  # step 4, `hear`
-    PLANNING = "planning"  # step 5, `plan`
+    RULES_PLANNING = "rules_planning"  # step 5, `rules_first.plan_by_rules`: the rules first
+    PLANNING = "planning"  # step 5, `plan`: the planner (a model, or the offline rules)
     VALIDATION = "validation"  # step 6, `validate`
     TOTAL = "total"  # the whole command: a timing key only, no metric stage
 
+
+class Planner(StrEnum):
+    """Which planner planned a command: the `planner` label of `lisan_commands_total`."""
+
+    NONE = "none"  # decided before any plan (a refusal, a doubt, a failure before planning)
+    RULES = "rules"  # the rules read the transcript (local first, or the offline provider)
+    MODEL = "model"  # a remote planner: a language model
+
+
+metrics.COMMAND_PLANNERS.declare(Planner)
 
 # The stages the metric times (the `stage` label's values).
 METRIC_STAGES = frozenset(stage for stage in Stage if stage is not Stage.TOTAL)

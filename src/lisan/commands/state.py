@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lisan.commands.schemas import CommandRequest, CommandResponse, ScreenContext
-from lisan.commands.stages import Lap
+from lisan.commands.stages import Lap, Planner
 from lisan.providers.base import Screen, VoiceProvider
 
 
@@ -69,6 +69,7 @@ class Progress:
     # A model planned it (a remote provider), not rules reading the transcript: each TAP must
     # be named by the transcript (`plans.naming`) or it is asked.
     planned_remotely: bool = False
+    planner: Planner = Planner.NONE  # which planner planned (or is asked to)
     # The rules' answer to `raw_plan`, checked before the record's transaction opens, and the
     # grants it was checked against (`pipeline.validate`; `pipeline.confirm` re-reads them).
     checked: CommandResponse | None = None

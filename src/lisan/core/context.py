@@ -13,10 +13,11 @@ def current_request_id() -> str | None:
     return request_id_var.get()
 
 
-# (status, reason) of the command a request ran, once it is decided: ACCEPTED, REJECTED, ... or
-# ERROR with what it was answered. None for a request that ran no command (a replay, a refusal
-# before the command was claimed, any other route).
-command_outcome_var: ContextVar[tuple[str, str | None] | None] = ContextVar(
+# (status, reason, planner) of the command a request ran, once it is decided: ACCEPTED,
+# REJECTED, ... or ERROR with what it was answered, and which planner planned it. None for a
+# request that ran no command (a replay, a refusal before the command was claimed, any other
+# route).
+command_outcome_var: ContextVar[tuple[str, str | None, str] | None] = ContextVar(
     "lisan_command_outcome", default=None
 )
 

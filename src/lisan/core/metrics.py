@@ -45,8 +45,9 @@ HTTP_DURATION = Histogram(
 
 # --- commands ----------------------------------------------------------------------------------
 COMMANDS = Counter(
-    "lisan_commands", "Commands answered, by status (ERROR: a 4xx/5xx) and reason.",
-    ["status", "reason"],
+    "lisan_commands",
+    "Commands answered, by status (ERROR: a 4xx/5xx), reason and the planner that planned.",
+    ["status", "reason", "planner"],
 )  # fmt: skip
 COMMAND_STAGE = Histogram(
     "lisan_command_stage_duration_seconds", "Time a command spent in each pipeline stage.",
@@ -165,6 +166,7 @@ COMMAND_STATUSES = LabelValues("status")
 # What a command was answered for, declared by whoever decides it: the plan rules' refusals,
 # the transcriber's doubts, the planner's declines, the gate's and a failure's (lisan.commands).
 COMMAND_REASONS = LabelValues("reason", NO_REASON, OTHER)
+COMMAND_PLANNERS = LabelValues("planner")  # which planner planned (lisan.commands.stages)
 PROVIDER_CALLS = LabelValues("call")  # the voice provider's calls (lisan.providers.base)
 PROVIDER_OUTCOMES = LabelValues("outcome")  # how a call ended (lisan.providers.base)
 STAGES = LabelValues("stage")  # the command stages the metric times (lisan.commands.stages)
@@ -198,7 +200,10 @@ def observe_request(route: str, method: str, status: int, seconds: float) -> Non
     labelled(HTTP_DURATION, route, method).observe(seconds)
 
 
-def count_command(status: str, reason: str | None) -> None:
+def count_command(status: str, reason: str | None, planner: str) -> None:
     labelled(
-        COMMANDS, COMMAND_STATUSES.bounded(status), COMMAND_REASONS.bounded(reason or NO_REASON)
+        COMMANDS,
+        COMMAND_STATUSES.bounded(status),
+        COMMAND_REASONS.bounded(reason or NO_REASON),
+        COMMAND_PLANNERS.bounded(planner),
     ).inc()

@@ -84,6 +84,9 @@ class Settings(BaseSettings):
     # How the plan request asks for its JSON (lisan.providers.openai.planning), and its bound.
     openai_plan_format: PlanFormat = PlanFormat.JSON_SCHEMA
     plan_max_tokens: int = Field(default=1536, ge=256, le=32_768)
+    # With a remote provider, the rules plan first and a model only what they cannot
+    # (lisan.commands.rules_first).
+    plan_local_first: bool = True
     transcribe_timeout_s: PositiveSeconds = 8.0
     plan_timeout_s: PositiveSeconds = 6.0
     # The bulkheads in front of a remote provider (lisan.providers.bulkhead), per process: one

@@ -44,5 +44,5 @@ def log_access(scope: Scope, status: int, started: float) -> None:
     command = command_outcome_var.get()
     if command is not None:
         metrics.count_command(*command)
-        fields["command_status"], fields["command_reason"] = command
+        fields["command_status"], fields["command_reason"], fields["command_planner"] = command
     access_log.info("request", extra=fields)

@@ -1,7 +1,8 @@
 """What the fake OpenAI-compatible provider answers and what it records: the answers a test
 scripts (`Answer`, queued per endpoint on an `Endpoint`), the requests as received (a
 transcription's multipart form read byte-exact, a chat completion's JSON), and the defaults
-it answers when nothing is queued: "open telegram", and a plan that opens Telegram."""
+it answers when nothing is queued: an instruction the rules do not plan, and a plan that opens
+Telegram."""
 
 from __future__ import annotations
 
@@ -13,11 +14,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+# An instruction in people's words, which the rules do not plan: the planner is asked (a test of
+# what the rules plan first says its own transcript).
 DEFAULT_TRANSCRIPTION: dict[str, Any] = {
-    "text": "open telegram",
+    "text": "show me my telegram chats",
     "logprobs": [
-        {"token": "open", "logprob": -0.05, "bytes": [111, 112, 101, 110]},
-        {"token": " telegram", "logprob": -0.15, "bytes": [32, 116, 101, 108]},
+        {"token": "show me my", "logprob": -0.05, "bytes": [115, 104, 111, 119]},
+        {"token": " telegram chats", "logprob": -0.15, "bytes": [32, 116, 101, 108]},
     ],
 }
 DEFAULT_PLAN: dict[str, Any] = {
