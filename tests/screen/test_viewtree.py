@@ -336,6 +336,19 @@ def test_a_lazy_look_up_finds_what_the_full_parse_finds(lines: list[str], node_i
     assert lazy.get(node_id) == parsed.get(node_id)  # after the full parse too
 
 
+@given(LINES, st.sampled_from(["n1", "n2", "a.b", "x", "n1]", "missing"]))
+def test_every_branch_is_a_node_the_full_parse_finds_in_its_order(
+    lines: list[str], node_id: str
+) -> None:
+    """`branches` reads every node once, an id on two node lines naming none, and the look-ups
+    after it (by its index) find what the full parse finds."""
+    summary = "\n".join(lines)
+    parsed = parse_view_tree(summary)
+    lazy = ViewTree(summary)
+    assert [branch.node for branch in lazy.branches()] == list(parsed.values())
+    assert lazy.get(node_id) == parsed.get(node_id)
+
+
 def test_an_escaped_line_break_in_a_label_reads_as_a_separator() -> None:
     """The escape `\\n` inside a text is a line break (a separator), never the letter n glued to
     the next word: "Cancel\\nDelete" reads as two words, and the second reads destructive."""

@@ -85,6 +85,13 @@ class ViewTree(Mapping[str, ViewNode]):
         """The nodes, parsed once (the Mapping default would look each id up again)."""
         return self._parsed().values()
 
+    def branches(self) -> list[Branch]:
+        """Every node's branch, in order (an id on two node lines names none), read in one
+        pass; every look-up by id after it is by that index, so a reader of every node never
+        searches the summary once per id."""
+        lines = self._read_lines()
+        return [lines.branch(at) for at in lines.node_lines().values() if at is not None]
+
     def classes(self) -> frozenset[str]:
         """The class names of the screen's nodes."""
         if self._classes is None:
