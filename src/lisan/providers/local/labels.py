@@ -22,7 +22,7 @@ anything else, and acts on nothing it is not sure of.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
@@ -40,6 +40,7 @@ NEAR_FROM = 85  # a look-alike this close makes a whole-words match uncertain
 class Found:
     node: ViewNode
     certain: bool  # exact or whole words, and no node with another label competes
+    whole: bool = True  # exact or whole words, competed or not (not a mere look-alike)
 
 
 def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
@@ -63,7 +64,18 @@ def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
         match == best_class or (best_class == WHOLE_WORDS and closeness >= NEAR_FROM)
         for match, closeness, _ in rivals
     )
-    return Found(best, certain=best_class >= WHOLE_WORDS and not competed)
+    whole = best_class >= WHOLE_WORDS
+    return Found(best, certain=whole and not competed, whole=whole)
+
+
+def says(texts: Iterable[str | None], words: Iterable[str]) -> bool:
+    """Whether any of `texts` holds one of `words` as a whole word (folded, camelCase and
+    identifiers split): "Search contacts", "search_src_text" and "SearchView" say "search";
+    "Researchers" does not."""
+    wanted = {fold(word) for word in words}
+    return any(
+        wanted.intersection(reading.split()) for text in texts if text for reading in folds(text)
+    )
 
 
 def _match(forms: list[tuple[str, ...]], shown: str) -> tuple[int, float]:

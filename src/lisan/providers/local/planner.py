@@ -1,20 +1,33 @@
-"""The offline planner: deterministic rules from a transcript of the command grammar and the
-reduced view tree to a plan in the remote planner's wire format. Its plans go through the same
-safety rules (`lisan.plans.rules`) as any planner's: nothing here is trusted more.
+"""The offline planner: deterministic rules from a transcript (the command grammar's, or a remote
+transcriber's everyday words: `intents`) and the reduced view tree to a plan in the remote
+planner's wire format. Its plans go through the same safety rules (`lisan.plans.rules`) as any
+planner's: nothing here is trusted more.
 
-- The verb picks the action (English verb first, Amharic verb last): open an app, tap a label,
-  call a name, send, scroll, go back, go home; "type ..." and "send ..." are dictation.
+- The verb picks the action (`intents`): open an app, tap a label, call a name, send, delete,
+  search, scroll, go back, go home; "type ...", "send ..." and "type ... and send" are dictation.
 - A spoken label, or a fixed verb's word ("send it" is a "send" button, ሰርዝ a ሰርዝ one), names
   a node when it is a whole word, or run of whole words, of the node's label, both folded by
   `core.text` (look-alike letters, invisible characters, camelCase): "send" names "Send" and
   "Send message", never "Unsend" or "Sent". A label that equals what was said beats one that
-  holds it among other words; nodes the action fits (clickable for a tap) win a tie.
+  holds it among other words; nodes the action fits (clickable for a tap) win a tie. In Amharic
+  a name may carry its object marker or "to" ("አበበን", "ለአበበ"): it is also read without.
 - Anything less certain is a question, never an act: the plan names its best guess and asks
   (`needs_confirmation`, so the answer is CONFIRMATION_REQUIRED) when the only nodes left merely
   look like what was said (rapidfuzz, "Delegate" for "delete"), or when two nodes with
   different labels fit equally well.
+- "search X" types X into the screen's one search field (a text field whose label, id or class
+  says search); with none, or two, it declines: a message field is no search field, and the
+  question "Type “X”?" could not say which field. "search X" that is a control's whole label
+  ("Search contacts") names that control.
+- "delete X" taps the control whose label says the verb and X ("Delete account"), else the one
+  control that says delete, remove or clear in X's own row of a list (`_row_control`); it is
+  always asked (the plan rules ask for any delete-like act too). Anything else is declined:
+  tapping X itself would open it, not delete it.
 - An app is matched to the granted packages by the rule the safety module checks
-  (`names_package`).
+  (`names_package`); a name that two granted packages answer to is declined, never guessed. A
+  launcher icon is never tapped for "open": what it opens is a package the screen does not
+  show, so its grant could not be checked (and the plan rules refuse any tap on an ungranted
+  launcher).
 - What cannot be matched is answered honestly with no steps and a reason (a `Decline`:
   `target_not_on_screen`, `app_not_granted`), never guessed.
 - Dictated text is typed only after the user hears it read back: its step is marked
@@ -24,33 +37,22 @@ safety rules (`lisan.plans.rules`) as any planner's: nothing here is trusted mor
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from lisan.core.locale import Locale
+from lisan.core.text import fold, name_words
 from lisan.providers.base import Decline, Screen
 from lisan.providers.local import vocabulary as v
-from lisan.providers.local.labels import find
-from lisan.screen.actions import SCROLL_DIRECTIONS
-from lisan.screen.packages import is_package_name, names_package
+from lisan.providers.local.intents import Intent, intent_of
+from lisan.providers.local.labels import find, says
+from lisan.screen.lines import Branch
+from lisan.screen.nodes import ViewNode, label
+from lisan.screen.packages import GENERIC_SEGMENTS, is_package_name, names_package
 from lisan.screen.viewtree import ViewTree
 
+__all__ = ["Intent", "Plan", "intent_of", "plan"]
+
 Plan = dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class Intent:
-    action: str  # open, tap, call, send, delete, scroll, back, home, type, dictate
-    words: tuple[str, ...] = ()  # the name, label or text it names
-    direction: str | None = None
-
-
-def intent_of(transcript: str, language: Locale) -> Intent | None:
-    """What a transcript of the command grammar asks for; None for nothing the planner reads.
-    Two transcripts that ask for the same thing ("press the save button", "tap save") have the
-    same intent."""
-    words = tuple(transcript.split())
-    return _amharic(words) if language is Locale.AM_ET else _english(words)
 
 
 def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequence[str]) -> Plan:
@@ -61,7 +63,7 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     if intent.action == "dictate":  # offline Amharic cannot transcribe free words
         return _declined(current, Decline.DICTATION_UNSUPPORTED)
     if intent.action == "open":
-        return _open(intent, apps, current)
+        return _open(intent, apps, current, language)
     if intent.action == "home":
         return _plan(current, {"action_type": "HOME"})
     if screen is None or not screen.granted:  # every other action acts on that screen
@@ -78,10 +80,11 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
         return _type(intent, tree, current, then_send=False)
     if intent.action == "send" and intent.words:
         return _type(intent, tree, current, then_send=True)
-    spoken = {
-        "send": v.SEND_LABELS,
-        "delete": v.DELETE_LABELS,
-    }.get(intent.action, (" ".join(intent.words),))
+    if intent.action == "search":
+        return _search(intent, tree, current, language)
+    if intent.action == "delete":
+        return _delete(intent, tree, current, language)
+    spoken = v.SEND_LABELS if intent.action == "send" else _names(intent, language)
     found = find(tree, spoken, prefer="clickable")
     if found is None:
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
@@ -91,77 +94,63 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     return _plan(current, step, needs_confirmation=not found.certain)
 
 
-def _english(words: tuple[str, ...]) -> Intent | None:
-    if not words:
-        return None
-    head, rest = words[0], _content(words[1:])
-    verbs = v.ENGLISH_VERBS
-    if words in v.ENGLISH_BACK:
-        return Intent("back")
-    if words in v.ENGLISH_HOME:
-        return Intent("home")
-    if head in verbs["open"] and rest:
-        return Intent("open", rest)
-    if head in verbs["tap"] and rest:
-        return Intent("tap", rest)
-    if head in verbs["call"] and rest:
-        return Intent("call", rest)
-    if head == "scroll":
-        direction = next((w for w in words[1:] if w in SCROLL_DIRECTIONS), None)
-        return Intent("scroll", direction=direction)
-    if head in v.DICTATION_VERBS - {"send"} and len(words) > 1:
-        return Intent("type", words[1:])
-    if head == "send":
-        text = words[1:]
-        return Intent("send", () if text in {(), ("it",)} else text)
-    return None
+def _names(intent: Intent, language: Locale) -> list[str]:
+    """How the words may name a label: as said, and in Amharic also without the object marker
+    fused to the last word ("አበበን") and, for a call, the "to" fused to the first ("ለአበበ")."""
+    words = list(intent.words)
+    forms = [words]
+    if language is Locale.AM_ET and words:
+        firsts = [words[0]]
+        if intent.action == "call":
+            firsts.append(_without_start(words[0], v.AMHARIC_TO))
+        for first in firsts:
+            said = [first, *words[1:]]
+            forms += [said, [*said[:-1], _without_end(said[-1], v.AMHARIC_OBJECT)]]
+    return list(dict.fromkeys(" ".join(form) for form in forms if form))
 
 
-def _amharic(words: tuple[str, ...]) -> Intent | None:
-    if not words:
-        return None
-    verb, rest = words[-1], tuple(w for w in words[:-1] if w not in {v.AMHARIC_OBJECT})
-    if words == (v.AMHARIC_BACK,):
-        return Intent("back")
-    if words[0] == v.AMHARIC_TOWARDS and len(words) > 1:
-        if words[1] in {v.AMHARIC_UP, v.AMHARIC_DOWN}:
-            return Intent("scroll", direction="up" if words[1] == v.AMHARIC_UP else "down")
-        if words[1] == v.AMHARIC_HOME[0]:
-            return Intent("home")
-    if words == (v.AMHARIC_SEND,):
-        return Intent("send")
-    if words == (v.AMHARIC_DELETE,):
-        return Intent("delete")
-    if words == (v.AMHARIC_WRITE,):
-        return Intent("dictate")
-    if verb == v.AMHARIC_OPEN and rest:
-        return Intent("open", rest)
-    if verb in v.AMHARIC_TAP and rest:
-        return Intent("tap", rest)
-    if verb == v.AMHARIC_CALL and rest:
-        return Intent("call", tuple(w for w in rest if w != v.AMHARIC_TO))
-    return None
+def _without_end(word: str, ending: str) -> str:
+    """`word` without a fused `ending`, when at least two letters are left."""
+    return word[: -len(ending)] if word.endswith(ending) and len(word) - len(ending) >= 2 else word
 
 
-def _content(words: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(w for w in words if w not in v.ENGLISH_FILLERS)
+def _without_start(word: str, start: str) -> str:
+    return word[len(start) :] if word.startswith(start) and len(word) - len(start) >= 2 else word
 
 
-def _open(intent: Intent, apps: Sequence[str], current: str) -> Plan:
-    name = " ".join(intent.words)
-    package = next((p for p in apps if names_package(name, p)), None)
-    if package is None:
+def _open(intent: Intent, apps: Sequence[str], current: str, language: Locale) -> Plan:
+    names = _names(intent, language)
+    matching = [p for p in apps if any(names_package(name, p) for name in names)]
+    if len(matching) > 1:  # "google" for Maps and Photos: one name, not one app
+        exact = [p for p in matching if any(_is_segment(name, p) for name in names)]
+        matching = exact if len(exact) == 1 else []
+        if not matching:
+            return _declined(current, Decline.NOTHING_TO_DO)
+    if not matching:
         return _declined(current, Decline.APP_NOT_GRANTED)
+    package = matching[0]
+    name = next(name for name in names if names_package(name, package))
     return _plan(package, {"action_type": "OPEN_APP", "payload": name})
 
 
+def _is_segment(name: str, package: str) -> bool:
+    """Whether the name, its words run together, is one of the package's segments exactly."""
+    joined = "".join(word for word in name_words(name) if word not in GENERIC_SEGMENTS)
+    return joined in package.lower().split(".")
+
+
 def _type(intent: Intent, tree: ViewTree, current: str, *, then_send: bool) -> Plan:
-    field = next((n for n in tree.values() if "editable" in n.flags), None)
+    if then_send:
+        # What is sent is what the message field holds: with two fields ("To" and the message)
+        # the text could land in the wrong one and something else be sent.
+        fields = [n for n in _fields(tree) if not _is_search(n)]
+        field = fields[0] if len(fields) == 1 else None
+    else:
+        field = next((n for n in tree.values() if "editable" in n.flags), None)
     if field is None:
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     # Read back before typing: dictation is weak, and the words are the user's to check.
-    steps = [{"action_type": "TEXT_INPUT", "target_node_id": field.node_id,
-              "payload": " ".join(intent.words), "is_destructive": True}]  # fmt: skip
+    steps = [_typed(field, intent.words)]
     if then_send:
         found = find(tree, v.SEND_LABELS, prefer="clickable")
         # The question reads back the text, not the button: a send button only like "send"
@@ -170,6 +159,145 @@ def _type(intent: Intent, tree: ViewTree, current: str, *, then_send: bool) -> P
             return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
         steps.append({"action_type": "TAP", "target_node_id": found.node.node_id})
     return _plan(current, *steps)  # asked anyway: the typed text is read back
+
+
+def _typed(field: ViewNode, words: Sequence[str]) -> dict[str, Any]:
+    return {"action_type": "TEXT_INPUT", "target_node_id": field.node_id,
+            "payload": " ".join(words), "is_destructive": True}  # fmt: skip
+
+
+def _fields(tree: ViewTree) -> list[ViewNode]:
+    return [n for n in tree.values() if "editable" in n.flags and "disabled" not in n.flags]
+
+
+def _is_search(node: ViewNode) -> bool:
+    """A text field for a search: its label, id or class says so ("Search contacts",
+    `search_src_text`, `SearchView$SearchAutoComplete`, ፍለጋ)."""
+    return says((node.text, node.desc, node.node_id, node.class_name), v.SEARCH_WORDS)
+
+
+def _search(intent: Intent, tree: ViewTree, current: str, language: Locale) -> Plan:
+    query = " ".join(intent.words)
+    verb = intent.verb or ""
+    phrase = f"{query} {verb}" if language is Locale.AM_ET else f"{verb} {query}"
+    named = find(tree, [phrase], prefer="editable")
+    if named is not None and named.whole:
+        # "search contacts" beside a "Search contacts" field names the field (a tap only focuses
+        # it); beside any other control it might mean that control or a search: asked.
+        is_field = "editable" in named.node.flags and _is_search(named.node)
+        step = {"action_type": "TAP", "target_node_id": named.node.node_id}
+        return _plan(current, step, needs_confirmation=not (is_field and named.certain))
+    fields = [n for n in _fields(tree) if _is_search(n)]
+    if len(fields) != 1:
+        return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
+    return _plan(current, _typed(fields[0], intent.words))  # read back, as any dictation
+
+
+def _delete(intent: Intent, tree: ViewTree, current: str, language: Locale) -> Plan:
+    verb = intent.verb or v.AMHARIC_DELETE
+    controls = v.DELETE_LABELS if verb in v.DELETE_LABELS else (verb,)
+    if not intent.words:  # "delete it", ሰርዝ: the control that says the verb
+        found = find(tree, controls, prefer="clickable")
+        if found is None:
+            return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
+        step = {"action_type": "TAP", "target_node_id": found.node.node_id}
+        return _plan(current, step, needs_confirmation=not found.certain)
+    items = _items(intent, language)
+    english = language is not Locale.AM_ET
+    phrases = [f"{verb} {item}" if english else f"{item} {verb}" for item in items]
+    named = find(tree, phrases, prefer="clickable")
+    if named is not None and named.whole:  # "Delete account", "Clear history", "ታሪክ ሰርዝ"
+        step = {"action_type": "TAP", "target_node_id": named.node.node_id}
+        return _plan(current, step, needs_confirmation=not named.certain)
+    item = find(tree, items, prefer="clickable")
+    control = _row_control(tree, item.node) if item is not None and item.certain else None
+    if control is None:
+        return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
+    return _plan(current, {"action_type": "TAP", "target_node_id": control.node_id},
+                 needs_confirmation=True)  # fmt: skip
+
+
+def _items(intent: Intent, language: Locale) -> list[str]:
+    """How "delete X" may name X: as said, without the words around a name ("the", "my"), and
+    without what it is removed from ("milk from the cart")."""
+    if language is Locale.AM_ET:
+        return _names(intent, language)
+    words = intent.words
+    forms = [words, tuple(w for w in words if w not in v.ENGLISH_FILLERS)]
+    if "from" in words:
+        before = words[: words.index("from")]
+        forms += [before, tuple(w for w in before if w not in v.ENGLISH_FILLERS)]
+    return list(dict.fromkeys(" ".join(form) for form in forms if form))
+
+
+# How far above the item named its row may be: a list row wraps its texts in a layout or two.
+ROW_DEPTH = 4
+
+
+def _row_control(tree: ViewTree, item: ViewNode) -> ViewNode | None:
+    """The one control that deletes `item`: the item itself when its label says delete, remove
+    or clear ("Remove account" for "delete account"), else the one such control in the item's
+    row of a list. A row is the nearest container of the item (at most `ROW_DEPTH` up) that
+    holds such a control, inside a scrolling list or beside a container of its class that holds
+    one too (the next row); never the list itself nor a page (a toolbar's "Delete" may act on
+    whatever is selected, not on the item named). None when the item's label stands twice, or
+    its row holds two such controls."""
+    branches = tree.branches()  # one pass: every look-up below is by index
+    branch = tree.branch(item.node_id)
+    shown = label(item)
+    if branch is None or branch.node is None or shown is None or "disabled" in item.flags:
+        return None
+    if _says_delete(item):
+        return item if tree.receiver(branch) is not None else None
+    for other in branches:
+        if (
+            other.node is not None
+            and other.node.node_id != item.node_id
+            and fold(label(other.node) or "") == fold(shown)
+            and not (tree.contains(other, branch) or tree.contains(branch, other))
+        ):
+            return None  # "Milk" in two rows: which one is meant is a guess
+    deleting: list[tuple[ViewNode, Branch]] = []
+    holders: set[int] = set()  # the containers near a delete control: where a row may be
+    for control in branches:
+        node = control.node
+        if node is None or "disabled" in node.flags or not _says_delete(node):
+            continue
+        receiver = tree.receiver(control)
+        # What a tap on it acts on must be a control of its own, not the item's row around it
+        # ("Swipe to remove" written inside a clickable row opens the row).
+        if receiver is not None and not tree.contains(receiver, branch):
+            deleting.append((node, receiver))
+            holders.update(a.start for a in tree.ancestors(control, up_to=ROW_DEPTH + 1))
+    for row in tree.ancestors(branch, up_to=ROW_DEPTH):
+        if row.node is not None and "scrollable" in row.node.flags:
+            return None  # the list itself: a control here is no row's
+        inside = {receiver.start: node for node, receiver in deleting
+                  if tree.contains(row, receiver)}  # fmt: skip
+        if not inside:
+            continue
+        if len(inside) > 1 or not _is_row(tree, row, holders):
+            return None
+        return next(iter(inside.values()))
+    return None
+
+
+def _says_delete(node: ViewNode) -> bool:
+    return says((label(node),), v.DELETE_WORDS)
+
+
+def _is_row(tree: ViewTree, row: Branch, holders: set[int]) -> bool:
+    """Whether a container is a list's row: inside a scrolling list, or beside another
+    container of its class that holds a delete control too (the next row)."""
+    if any(a.node is not None and "scrollable" in a.node.flags for a in tree.ancestors(row)):
+        return True
+    return row.node is not None and any(
+        other.start != row.start
+        and other.start in holders
+        and other.node is not None
+        and other.node.class_name == row.node.class_name
+        for other in tree.siblings(row)
+    )
 
 
 def _plan(package: str, *steps: dict[str, Any], needs_confirmation: bool = False) -> Plan:

@@ -52,3 +52,63 @@ AMHARIC_TO = "ለ"  # "to", said before a name ("ለአበበ ደውል")
 # label (`planner`), so "Send message" is one and "Unsend" is not.
 SEND_LABELS = ("send", AMHARIC_SEND)
 DELETE_LABELS = ("delete", AMHARIC_DELETE)
+
+# Read, never listened for: everyday phrasings a transcript from a remote transcriber carries
+# ("search for pizza", "delete the draft", "send the message"), which the planner reads
+# (`intents`) but the offline grammar does not hear (it is built from the words above only).
+ENGLISH_SEARCH = "search"
+ENGLISH_DELETE = ("delete", "remove", "clear")
+# "make a call to mom": the words before a name that mean "call".
+ENGLISH_CALL_PHRASES = (
+    ("make", "a", "call", "to"), ("make", "a", "phone", "call", "to"), ("place", "a", "call", "to"),
+)  # fmt: skip
+# What may follow "send" and still mean what is already typed: "send it", "send the message".
+ENGLISH_SEND_IT = (
+    ("it",), ("this",), ("that",), ("message",), ("the", "message"), ("this", "message"),
+    ("my", "message"),
+)  # fmt: skip
+# What may follow "delete" and name no item: the control that deletes what is shown.
+ENGLISH_IT = (("it",), ("this",), ("that",))
+# "type X and send": the words that end a dictation and send it.
+ENGLISH_AND_SEND = (
+    ("and", "send"), ("and", "send", "it"), ("then", "send"), ("then", "send", "it"),
+)  # fmt: skip
+# Courtesy around a command, said before its verb or after what it names: never part of a name.
+ENGLISH_POLITE_OPENINGS = (("please",), ("can", "you"), ("could", "you"), ("would", "you"))
+ENGLISH_POLITE_ENDINGS = (("please",), ("for", "me"))
+
+# Amharic verbs as a transcript may spell them: the imperative to a man (the grammar's), to a
+# woman, to several or politely, and the jussive of respect ("ይላኩ"). Compared folded, so a
+# homophone spelling (ፃፍ, ሠርዝ) is the same verb. Never a negative ("አትሰርዝ", don't delete).
+AMHARIC_FORMS = {
+    "open": ("ክፈት", "ክፈቺ", "ክፈቱ", "ይክፈቱ"),
+    "tap": ("ንካ", "ንኪ", "ንኩ", "ይንኩ", "ጫን", "ጫኚ", "ጫኑ", "ይጫኑ"),
+    "call": ("ደውል", "ደውዪ", "ደውይ", "ደውሉ", "ይደውሉ"),
+    "send": ("ላክ", "ላኪ", "ላኩ", "ይላኩ"),
+    "delete": ("ሰርዝ", "ሰርዢ", "ሰርዙ", "ይሰርዙ"),
+    "erase": ("አጥፋ", "አጥፊ", "አጥፉ", "ያጥፉ"),  # also "turn off": its control must say it
+    "search": ("ፈልግ", "ፈልጊ", "ፈልጉ", "ይፈልጉ", "ፈልግልኝ", "ፈልጊልኝ", "ፈልጉልኝ", "ይፈልጉልኝ"),
+    "write": ("ጻፍ", "ጻፊ", "ጻፉ", "ይጻፉ"),
+    "back": ("ተመለስ", "ተመለሺ", "ተመለሱ", "ይመለሱ"),
+}
+AMHARIC_BACKWARDS = ("ወደ", "ኋላ")  # "ወደ ኋላ ተመለስ", go back
+# The verb with "it" as its object: "ላከው", send it; "ሰርዘው", delete it.
+AMHARIC_IT_FORMS = {
+    "send": ("ላከው", "ላኪው", "ላኩት", "ይላኩት"),
+    "delete": ("ሰርዘው", "ሰርዢው", "ሰርዙት", "ይሰርዙት"),
+    "erase": ("አጥፋው", "አጥፊው", "አጥፉት", "ያጥፉት"),
+}
+# What may stand before ላክ and still mean what is already typed: "this", "it", "the message".
+AMHARIC_THIS = (("ይህን",), ("ይሄን",), ("እሱን",), ("ያንን",))
+AMHARIC_THE_MESSAGE = (("መልእክቱን",), ("መልእክቴን",), ("መልእክት",), ("ይህን", "መልእክት"))
+# "X ብለህ ጻፍ": write, saying X. The word that closes the text, by whom it is said to.
+AMHARIC_SAYING = ("ብለህ", "ብለሽ", "ብለው", "ብላችሁ")
+# "X ጻፍና ላክ", "X ጽፈህ ላክ": write X and send (the verb with "and", or its gerund).
+AMHARIC_WRITE_AND = ("ጻፍና", "ጻፊና", "ጻፉና", "ጽፈህ", "ጽፈሽ", "ጽፈው", "ጽፋችሁ")
+AMHARIC_PHONE = "ስልክ"  # "ለአበበ ስልክ ደውል": call Abebe on the phone
+AMHARIC_POLITE = ("እባክህ", "እባክሽ", "እባክዎ", "እባክዎን", "እባካችሁ")  # please
+
+# What a field for a search says (its label, id or class, in either language), and what a
+# control that deletes an item says ("Remove" beside "Milk"): whole words (`labels`).
+SEARCH_WORDS = ("search", "ፈልግ", "ፍለጋ", "ይፈልጉ")
+DELETE_WORDS = ("delete", "remove", "clear", "ሰርዝ", "አጥፋ")
