@@ -27,11 +27,7 @@ from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.commands import app_with, command, command_body
 from tests.fixtures.devices import ready_device
-
-
-def sample(name: str, **labels: str) -> float:
-    return REGISTRY.get_sample_value(name, labels) or 0.0
-
+from tests.fixtures.metrics import sample
 
 # Routes that tests/server/test_edge.py adds to its own app (the same process serves them).
 TEST_ROUTES = {

@@ -51,9 +51,20 @@ def plan_by_rules(
     with timed(Stage.RULES_PLANNING) as lap:
         words = rules_words(progress.transcript or "")
         plan = rules.plan(words, screen, command.request.locale, context.apps)
-    if not plan["steps"]:  # the rules decline: the model is asked
+        steps = plan["steps"]
+        # Two commands joined ("tap Abebe and delete the chat") are one step to the rules,
+        # which read one command: the model reads both. A plan of the join's own steps
+        # ("type hi and send": typing, then the send button) is the rules' to keep.
+        partial = len(steps) == 1 and not _JOINERS.isdisjoint(words.split())
+    if not steps or partial:  # the rules decline, or read only part: the model is asked
         return progress.lap(lap, planner=Planner.MODEL)
     return progress.lap(lap, planner=Planner.RULES, raw_plan=plan)
+
+
+# Words that join two commands in one breath, in both languages.
+_JOINERS = frozenset(
+    {"and", "then", "also", "after", "afterwards", "plus", "እና", "ከዚያ", "ከዚያም", "ከዛ", "ከዛም", "ቀጥሎ"}
+)
 
 
 def rules_words(transcript: str) -> str:
