@@ -285,6 +285,7 @@ class Options:
     floor: bool  # run the raw floor beside the service, in alternating rounds
     core: str | None  # the core both servers are pinned to (taskset), or None
     beside: list[Build] = field(default_factory=list)  # other builds, in the same rounds
+    said: str | None = None  # what the fake transcriber hears (None: its default)
 
 
 Target = tuple[str, dict[str, str], int]  # a server's command URL, headers and pid
@@ -341,6 +342,8 @@ def _run_in(kind: str, options: Options, workdir: Path) -> Results:
         str(provider_port),
     ]
     provider_cmd += ["--delay", str(options.delay_s)]
+    if options.said is not None:
+        provider_cmd += ["--said", options.said]
     metrics_port = free_port()
     env = {
         **server_env(database_url, provider_port, workdir),
@@ -459,6 +462,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=30)
     parser.add_argument("--connections", type=int, default=64)
     parser.add_argument("--delay", type=float, default=0.3, help="provider delay per call, s")
+    parser.add_argument(
+        "--said",
+        help="what the fake transcriber hears (default: an instruction the rules leave to the "
+        "model; 'open telegram' is one the rules plan)",
+    )
     parser.add_argument("--rounds", type=int, default=2, help="measured rounds (at least 1)")
     parser.add_argument("--profile", type=Path, help="py-spy raw output during round 1")
     parser.add_argument("--server-log", type=Path, help="append the server's log here")
@@ -492,6 +500,7 @@ def main() -> None:
         floor=not args.no_floor,
         core=None if args.core == "none" else args.core,
         beside=args.beside,
+        said=args.said,
     )
     load_cores = pin_load_away_from(options.core)
     kinds = ["sqlite", "postgres"] if args.database == "both" else [args.database]

@@ -197,8 +197,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9100)
     parser.add_argument("--delay", type=float, default=0.0, help="seconds before every answer")
+    parser.add_argument("--said", help="what every transcription hears (default: an instruction)")
     args = parser.parse_args(argv)
     fake = FakeOpenAI(delay_s=args.delay, record=False)
+    if args.said is not None:
+        heard = {**DEFAULT_TRANSCRIPTION, "text": args.said}
+        fake.transcriptions.default = Answer.json(heard)
     config = uvicorn.Config(
         fake, host=args.host, port=args.port, lifespan="off", log_level="warning", access_log=False
     )
