@@ -151,3 +151,14 @@ def test_the_rules_read_words_in_lower_case_without_their_edge_punctuation(
     transcript: str, read: str
 ) -> None:
     assert rules_words(transcript) == read
+
+
+async def test_speech_longer_than_a_command_goes_to_the_planner(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """The rules read commands, which are short; a long transcript is the model's to read."""
+    say(fake_openai, "tap the chats I had with abebe yesterday at the office near the old station")
+    async with app_with(settings_factory, fake_openai.base_url) as client:
+        device = await ready_device(client)
+        await command(client, device, command_body())
+    assert fake_openai.completions.calls == 1

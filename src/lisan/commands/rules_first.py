@@ -50,6 +50,8 @@ def plan_by_rules(
     )
     with timed(Stage.RULES_PLANNING) as lap:
         words = rules_words(progress.transcript or "")
+        if len(words.split()) > RULES_MAX_WORDS:  # speech this long is the model's to read
+            return progress.lap(lap, planner=Planner.MODEL)
         plan = rules.plan(words, screen, command.request.locale, context.apps)
         steps = plan["steps"]
         # Two commands joined ("tap Abebe and delete the chat") are one step to the rules,
@@ -60,6 +62,11 @@ def plan_by_rules(
         return progress.lap(lap, planner=Planner.MODEL)
     return progress.lap(lap, planner=Planner.RULES, raw_plan=plan)
 
+
+# The longest transcript the rules read: a command they know is a few words ("search for the
+# pizza place near me" is 7); what is longer is an instruction or a dictation, and the rules'
+# label search grows with the words on a large screen (docs/benchmarks.md, "Measured choices").
+RULES_MAX_WORDS = 12
 
 # Words that join two commands in one breath, in both languages.
 _JOINERS = frozenset(
