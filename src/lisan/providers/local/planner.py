@@ -20,7 +20,7 @@ planner's: nothing here is trusted more.
   question "Type “X”?" could not say which field. "search X" that is a control's whole label
   ("Search contacts") names that control.
 - "delete X" taps the control whose label says the verb and X ("Delete account"), else the one
-  control that says delete, remove or clear in X's own row of a list (`_row_control`); it is
+  control that says delete, remove or clear in X's own row of a list (`rows.row_control`); it is
   always asked (the plan rules ask for any delete-like act too). Anything else is declined:
   tapping X itself would open it, not delete it.
 - An app is matched to the granted packages by the rule the safety module checks
@@ -40,13 +40,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from lisan.core.locale import Locale
-from lisan.core.text import fold, name_words
+from lisan.core.text import name_words
 from lisan.providers.base import Decline, Screen
 from lisan.providers.local import vocabulary as v
 from lisan.providers.local.intents import Intent, intent_of
 from lisan.providers.local.labels import find, says
-from lisan.screen.lines import Branch
-from lisan.screen.nodes import ViewNode, label
+from lisan.providers.local.rows import row_control
+from lisan.screen.nodes import ViewNode
 from lisan.screen.packages import GENERIC_SEGMENTS, is_package_name, names_package
 from lisan.screen.viewtree import ViewTree
 
@@ -210,7 +210,7 @@ def _delete(intent: Intent, tree: ViewTree, current: str, language: Locale) -> P
         step = {"action_type": "TAP", "target_node_id": named.node.node_id}
         return _plan(current, step, needs_confirmation=not named.certain)
     item = find(tree, items, prefer="clickable")
-    control = _row_control(tree, item.node) if item is not None and item.certain else None
+    control = row_control(tree, item.node) if item is not None and item.certain else None
     if control is None:
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     return _plan(current, {"action_type": "TAP", "target_node_id": control.node_id},
@@ -228,76 +228,6 @@ def _items(intent: Intent, language: Locale) -> list[str]:
         before = words[: words.index("from")]
         forms += [before, tuple(w for w in before if w not in v.ENGLISH_FILLERS)]
     return list(dict.fromkeys(" ".join(form) for form in forms if form))
-
-
-# How far above the item named its row may be: a list row wraps its texts in a layout or two.
-ROW_DEPTH = 4
-
-
-def _row_control(tree: ViewTree, item: ViewNode) -> ViewNode | None:
-    """The one control that deletes `item`: the item itself when its label says delete, remove
-    or clear ("Remove account" for "delete account"), else the one such control in the item's
-    row of a list. A row is the nearest container of the item (at most `ROW_DEPTH` up) that
-    holds such a control, inside a scrolling list or beside a container of its class that holds
-    one too (the next row); never the list itself nor a page (a toolbar's "Delete" may act on
-    whatever is selected, not on the item named). None when the item's label stands twice, or
-    its row holds two such controls."""
-    branches = tree.branches()  # one pass: every look-up below is by index
-    branch = tree.branch(item.node_id)
-    shown = label(item)
-    if branch is None or branch.node is None or shown is None or "disabled" in item.flags:
-        return None
-    if _says_delete(item):
-        return item if tree.receiver(branch) is not None else None
-    for other in branches:
-        if (
-            other.node is not None
-            and other.node.node_id != item.node_id
-            and fold(label(other.node) or "") == fold(shown)
-            and not (tree.contains(other, branch) or tree.contains(branch, other))
-        ):
-            return None  # "Milk" in two rows: which one is meant is a guess
-    deleting: list[tuple[ViewNode, Branch]] = []
-    holders: set[int] = set()  # the containers near a delete control: where a row may be
-    for control in branches:
-        node = control.node
-        if node is None or "disabled" in node.flags or not _says_delete(node):
-            continue
-        receiver = tree.receiver(control)
-        # What a tap on it acts on must be a control of its own, not the item's row around it
-        # ("Swipe to remove" written inside a clickable row opens the row).
-        if receiver is not None and not tree.contains(receiver, branch):
-            deleting.append((node, receiver))
-            holders.update(a.start for a in tree.ancestors(control, up_to=ROW_DEPTH + 1))
-    for row in tree.ancestors(branch, up_to=ROW_DEPTH):
-        if row.node is not None and "scrollable" in row.node.flags:
-            return None  # the list itself: a control here is no row's
-        inside = {receiver.start: node for node, receiver in deleting
-                  if tree.contains(row, receiver)}  # fmt: skip
-        if not inside:
-            continue
-        if len(inside) > 1 or not _is_row(tree, row, holders):
-            return None
-        return next(iter(inside.values()))
-    return None
-
-
-def _says_delete(node: ViewNode) -> bool:
-    return says((label(node),), v.DELETE_WORDS)
-
-
-def _is_row(tree: ViewTree, row: Branch, holders: set[int]) -> bool:
-    """Whether a container is a list's row: inside a scrolling list, or beside another
-    container of its class that holds a delete control too (the next row)."""
-    if any(a.node is not None and "scrollable" in a.node.flags for a in tree.ancestors(row)):
-        return True
-    return row.node is not None and any(
-        other.start != row.start
-        and other.start in holders
-        and other.node is not None
-        and other.node.class_name == row.node.class_name
-        for other in tree.siblings(row)
-    )
 
 
 def _plan(package: str, *steps: dict[str, Any], needs_confirmation: bool = False) -> Plan:
