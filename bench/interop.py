@@ -24,7 +24,9 @@ speaker (voice), each fitted on one and measured on the other. `--record` writes
 answers, json and verbose_json, errors included, to tests/providers/fixtures/, which the
 ordinary suite replays without the heavy install.
 Never a timed test: it measures, it does not pass or fail, except that it exits 1 when a
-check the issue names fails (any Amharic command planned, any command answered 5xx).
+check the issue names fails (any Amharic command planned, any command answered 5xx), or when
+the run measured nothing: fewer than half of the English commands came back with a transcript
+(`MIN_ENGLISH_HEARD`).
 """
 
 from __future__ import annotations
@@ -399,6 +401,20 @@ def _status(o: Outcome) -> str:
     return f"{o.status}/{o.reason}" if o.reason else o.status
 
 
+# Under this share of the English commands with a word in what the server heard, the run
+# measured nothing: a server that hears nothing has every command answered REPROMPT
+# `empty_transcript`, the planner is never called, and no other check can fail. Whisper tiny.en
+# answered none of the 56 English commands of 2026-11-28's run empty (docs/benchmarks.md), so
+# half is far below a server that hears and far above one that does not.
+MIN_ENGLISH_HEARD = 0.5
+
+
+def heard_english(outcomes: list[Outcome]) -> tuple[int, int]:
+    """How many English commands came back with a transcript (a word in it), of how many."""
+    english = [o for o in outcomes if o.group == "english"]
+    return sum(bool(o.heard and fold(o.heard)) for o in english), len(english)
+
+
 def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
     print(f"\n## {SERVER}: per sentence\n")
     print("| group | said | voice | heard | confidence | status (reason) |")
@@ -435,9 +451,16 @@ def print_report(outcomes: list[Outcome], fake: FakeOpenAI) -> int:
         for o in outcomes
         if o.group == "amharic" and o.status in ("ACCEPTED", "CONFIRMATION_REQUIRED")
     ]
+    heard, english = heard_english(outcomes)
+    print(f"English commands with a transcript: {heard} of {english} "
+          f"(at least {MIN_ENGLISH_HEARD:.0%} must be)")  # fmt: skip
+    deaf = heard < MIN_ENGLISH_HEARD * english or english == 0
     if failures:
         print(f"\nFAILED: {len(failures)} commands planned or answered 5xx where they must not be")
-    return 1 if failures else 0
+    if deaf:
+        print(f"\nFAILED: {english - heard} of {english} English commands came back with no "
+              "transcript: the server heard nothing, and the run measured nothing")  # fmt: skip
+    return 1 if failures or deaf else 0
 
 
 def main() -> None:
