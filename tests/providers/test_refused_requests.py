@@ -108,3 +108,32 @@ async def test_a_refused_plan_format_answers_the_phone_502_and_counts_a_config_e
     assert response.json() == {"error": "the voice provider refused the service's request"}
     assert _calls("plan", "config_error") == before + 1
     assert any("LISAN_OPENAI_PLAN_FORMAT" in r.getMessage() for r in caplog.records)
+
+
+def _commands(status: str, reason: str) -> float:
+    labels = {"status": status, "reason": reason}
+    return REGISTRY.get_sample_value("lisan_commands_total", labels) or 0.0
+
+
+@pytest.mark.parametrize("answer", list(REFUSALS.values()), ids=list(REFUSALS))
+async def test_a_command_whose_request_was_refused_is_counted_a_config_error(
+    settings_factory: Callable[..., Settings],
+    fake_openai: FakeOpenAI,
+    caplog: pytest.LogCaptureFixture,
+    answer: Answer,
+) -> None:
+    """The command a refusal fails is counted under the same name as the call, `config_error`,
+    in `lisan_commands_total` and on its access-log line: not `provider_bad_answer`, which
+    names an answer the service could not read, though both are answered 502."""
+    fake_openai.completions.default = answer
+    refused = _commands("ERROR", "config_error")
+    bad_answers = _commands("ERROR", "provider_bad_answer")
+    async with app_with(settings_factory, fake_openai) as client:
+        device = await ready_device(client)
+        with caplog.at_level(logging.INFO, logger="lisan.access"):
+            response = await command(client, device, command_body())
+    assert response.status_code == 502
+    assert _commands("ERROR", "config_error") == refused + 1
+    assert _commands("ERROR", "provider_bad_answer") == bad_answers
+    line = next(r for r in caplog.records if getattr(r, "route", None) == "/v1/commands")
+    assert (line.command_status, line.command_reason) == ("ERROR", "config_error")  # type: ignore[attr-defined]

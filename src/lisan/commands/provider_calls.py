@@ -26,6 +26,14 @@ log = logging.getLogger("lisan.commands.pipeline")
 T = TypeVar("T")
 
 
+class ProviderRefused(BadGateway):
+    """The client's 502 for a request the provider refused (`ProviderRefusedRequest`): answered
+    as any 502, but counted as what it is, a configuration error
+    (`commands.service.Failure.CONFIG_ERROR`), never as an answer the service could not read."""
+
+    default_message = "the voice provider refused the service's request"
+
+
 async def call_provider(call: ProviderCall, awaitable: Awaitable[T]) -> T:
     """A provider call (`call`, the provider metrics' label), counted by outcome and timed; its
     failure becomes the client's 502, 503 or 504, never its detail. A call cut short by anything
@@ -64,5 +72,5 @@ def _client_error(failure: ProviderError) -> LisanError:
             "structured-output form, LISAN_OPENAI_PLAN_FORMAT, or a model name)",
             extra={"kind": failure.kind},
         )
-        return BadGateway("the voice provider refused the service's request")
+        return ProviderRefused()
     return BadGateway()

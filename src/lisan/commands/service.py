@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from lisan.billing import service as billing
 from lisan.commands import idempotency, pipeline
+from lisan.commands.provider_calls import ProviderRefused
 from lisan.commands.rules_first import plan_by_rules
 from lisan.commands.schemas import CommandResponse, CommandStatus
 from lisan.commands.stages import Lap, Stage
@@ -52,6 +53,7 @@ class Failure(StrEnum):
     ACCOUNT_DELETED = "account_deleted"  # 409
     CLIENT_CLOSED = "client_closed"  # 499: answered nothing, its client went away
     PROVIDER_BAD_ANSWER = "provider_bad_answer"  # 502
+    CONFIG_ERROR = "config_error"  # 502: the provider refused the request (`ProviderRefused`)
     UNAVAILABLE = "unavailable"  # 503
     PROVIDER_TIMEOUT = "provider_timeout"  # 504
     SERVER_ERROR = "server_error"  # any other
@@ -66,9 +68,13 @@ _FAILURES = {
 }
 
 
-def failure(status_code: int) -> Failure:
-    """What a command answered `status_code` (`db.database_trouble.answered_status`) failed with."""
-    return _FAILURES.get(status_code, Failure.SERVER_ERROR)
+def failure(exc: BaseException) -> Failure:
+    """What a command that raised `exc` failed with: the status it was answered
+    (`db.database_trouble.answered_status`), except a request the provider refused, a 502 of
+    the service's configuration rather than of the provider's answer."""
+    if isinstance(exc, ProviderRefused):
+        return Failure.CONFIG_ERROR
+    return _FAILURES.get(answered_status(exc), Failure.SERVER_ERROR)
 
 
 metrics.COMMAND_STATUSES.declare([*CommandStatus, FAILED])
@@ -117,7 +123,7 @@ async def execute(
             progress = pipeline.validate(command, context, progress)
         response, body = await _record(resources, key, owner, command, progress)
     except BaseException as exc:  # a 502/503/504, a failure, a cancelled request: not final
-        command_outcome_var.set((FAILED, failure(answered_status(exc)), progress.planner))
+        command_outcome_var.set((FAILED, failure(exc), progress.planner))
         await asyncio.shield(_record_failure(resources, key, owner, command, progress, exc))
         raise
     # The access log and the metrics say what it came to (lisan.server.access.log_access).
