@@ -135,7 +135,10 @@ def outcome_of(clip: Clip, response: httpx.Response, answer: Any, *, late: int =
         heard, confidence = transcript.text.strip(), transcript.confidence
         no_speech, ratio = transcript.no_speech_prob, transcript.compression_ratio
         language = transcript.language
-        logprobs = [s["avg_logprob"] for s in answer.get("segments") or []]
+        # A segment may come with no score (null: a server that heard nothing scored its NaN),
+        # left out as Lisan leaves it out (lisan.providers.openai.segments).
+        segments = answer.get("segments") or []
+        logprobs = [s["avg_logprob"] for s in segments if s.get("avg_logprob") is not None]
         logprob = sum(logprobs) / len(logprobs) if logprobs else None
     right: bool | None = None
     if heard is not None and clip.group in ("english", "real_word"):
