@@ -21,6 +21,7 @@ from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
 from tests.fixtures.commands import app_with, command, command_body
 from tests.fixtures.devices import ready_device
+from tests.fixtures.metrics import sample
 from tests.fixtures.provider import MakeProvider
 
 RECORDED = json.loads(
@@ -111,8 +112,8 @@ async def test_a_refused_plan_format_answers_the_phone_502_and_counts_a_config_e
 
 
 def _commands(status: str, reason: str) -> float:
-    labels = {"status": status, "reason": reason}
-    return REGISTRY.get_sample_value("lisan_commands_total", labels) or 0.0
+    """Commands the model was asked to plan (the refused request is the planner's)."""
+    return sample("lisan_commands_total", status=status, reason=reason, planner="model")
 
 
 @pytest.mark.parametrize("answer", list(REFUSALS.values()), ids=list(REFUSALS))
