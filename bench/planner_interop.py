@@ -31,6 +31,7 @@ import base64
 import json
 import os
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -331,6 +332,8 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
     settings = {"on": (True,), "off": (False,), "both": (True, False)}[args.local_first]
+    # A stopped bench unwinds like a failed one, so the servers it started stop with it.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = Path(tempfile.mkdtemp(prefix="lisan-planner-"))
     try:
         outcomes = run(args.quick, args.format, workdir, local_first=settings, limit=args.limit)
