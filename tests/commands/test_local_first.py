@@ -89,11 +89,20 @@ async def test_an_instruction_the_rules_do_not_know_reaches_the_planner(
     assert {"rules_planning", "planning"} <= set(event.server_timings)
 
 
-async def test_two_commands_in_one_breath_go_to_the_planner(
-    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+@pytest.mark.parametrize(
+    "said",
+    [
+        # The rules read one command: "tap Abebe and delete the chat" would be one tap to them.
+        "tap abebe and delete the chat",
+        # The rules read commands, which are short: a long transcript is the model's to read.
+        "tap the chats I had with abebe yesterday at the office near the old station",
+    ],
+    ids=["two-commands-in-one-breath", "longer-than-a-command"],
+)
+async def test_what_the_rules_would_read_only_in_part_goes_to_the_planner(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, said: str
 ) -> None:
-    """The rules read one command: "tap Abebe and delete the chat" would be one tap to them."""
-    say(fake_openai, "tap abebe and delete the chat")
+    say(fake_openai, said)
     async with app_with(settings_factory, fake_openai.base_url) as client:
         device = await ready_device(client)
         await command(client, device, command_body())
@@ -151,14 +160,3 @@ def test_the_rules_read_words_in_lower_case_without_their_edge_punctuation(
     transcript: str, read: str
 ) -> None:
     assert rules_words(transcript) == read
-
-
-async def test_speech_longer_than_a_command_goes_to_the_planner(
-    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
-) -> None:
-    """The rules read commands, which are short; a long transcript is the model's to read."""
-    say(fake_openai, "tap the chats I had with abebe yesterday at the office near the old station")
-    async with app_with(settings_factory, fake_openai.base_url) as client:
-        device = await ready_device(client)
-        await command(client, device, command_body())
-    assert fake_openai.completions.calls == 1

@@ -17,6 +17,7 @@ from lisan.providers.base import Screen
 from lisan.providers.local import planner
 from lisan.providers.local.planner import Intent, intent_of
 from lisan.screen.viewtree import ViewTree
+from tests.fixtures.offline import CHAT, CHAT_AM
 
 EN, AM = Locale.EN_US, Locale.AM_ET
 CHAT_APP, SHOP_APP = "org.telegram.messenger", "com.example.shop"
@@ -24,19 +25,6 @@ SETTINGS_APP = "com.android.settings"
 PHOTOS, MAPS = "com.google.android.apps.photos", "com.google.android.apps.maps"
 LAUNCHER = "com.android.launcher3"
 
-CHAT = """[n1] FrameLayout
-  [n2] TextView "Chats"
-  [n3] EditText "Message" {editable}
-  [n4] Button "Send" {clickable}
-  [n5] RecyclerView {scrollable}
-    [n6] TextView "Abebe" desc="Contact Abebe" {clickable}
-  [n7] Button "Settings" {clickable}"""
-CHAT_AM = """[n1] FrameLayout
-  [n2] TextView "ውይይቶች"
-  [n3] EditText "መልእክት" {editable}
-  [n4] Button "ላክ" {clickable}
-  [n5] RecyclerView {scrollable}
-    [n6] TextView "አበበ" {clickable}"""
 # A shop's cart: a search field, and rows that each hold their item and its own remove control.
 SHOP = """[n1] FrameLayout
   [n2] EditText "Search products" {editable}

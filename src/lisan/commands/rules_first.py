@@ -50,15 +50,18 @@ def plan_by_rules(
     )
     with timed(Stage.RULES_PLANNING) as lap:
         words = rules_words(progress.transcript or "")
-        if len(words.split()) > RULES_MAX_WORDS:  # speech this long is the model's to read
-            return progress.lap(lap, planner=Planner.MODEL)
-        plan = rules.plan(words, screen, command.request.locale, context.apps)
-        steps = plan["steps"]
-        # Two commands joined ("tap Abebe and delete the chat") are one step to the rules,
-        # which read one command: the model reads both. A plan of the join's own steps
-        # ("type hi and send": typing, then the send button) is the rules' to keep.
-        partial = len(steps) == 1 and not _JOINERS.isdisjoint(words.split())
-    if not steps or partial:  # the rules decline, or read only part: the model is asked
+        said = words.split()
+        # Speech this long is the model's to read; and two commands joined ("tap Abebe and
+        # delete the chat") are one step to the rules, which read one command: the model
+        # reads both. A plan of the join's own steps ("type hi and send": typing, then the
+        # send button) is the rules' to keep.
+        plan = None
+        if len(said) <= RULES_MAX_WORDS:
+            plan = rules.plan(words, screen, command.request.locale, context.apps)
+            steps = plan["steps"]
+            if not steps or (len(steps) == 1 and not _JOINERS.isdisjoint(said)):
+                plan = None
+    if plan is None:  # the rules decline, or would read only part: the model is asked
         return progress.lap(lap, planner=Planner.MODEL)
     return progress.lap(lap, planner=Planner.RULES, raw_plan=plan)
 
