@@ -33,8 +33,21 @@ completion (`providers.openai.planning.plan_from`), the plan rules, the naming c
   key-shaped body that is no JSON), read for its log line (`providers.openai.errors`) with a
   vocabulary of 500 terms and the screen and transcript as sent, all withheld.
 
+Then the rules planner as the service runs it under local first (`commands.rules_first.rules_plan`,
+with a remote provider and `LISAN_PLAN_LOCAL_FIRST` on, before any model is asked), on each
+hostile screen above and on `rows` (a list of rows each with a "Delete" button, a search field,
+a message field and a "Send" button), with the transcripts that make the rules work hardest:
+
+- `tap near`: "tap" and two words a letter off the screen's words (a look-alike of many labels);
+- `tap 12 words`: "tap" and eleven such words (`RULES_MAX_WORDS`, the longest the rules read);
+- `search`: "search for" and near words; `type+send`: "type" near words "and send";
+- `delete`: "delete" and the last row's label (on `rows`, the delete control of its row);
+- `nothing`: "tap" and words no label comes near;
+- `Amharic`: on the Ge'ez screen, near words and the verb ንካ (tap), and ሰርዝ (delete).
+
 Reported per case: the median CPU (process time) and wall time over `--repeat` runs, and the
-answer (status and reason). The goal is under 50 ms of CPU for each.
+answer (status and reason, or the rules' plan: steps and whether asked). The goal is under 50
+ms of CPU for each.
 """
 
 from __future__ import annotations
@@ -49,6 +62,7 @@ from typing import Any
 import orjson
 
 from lisan.commands.answers import answer, refusal
+from lisan.commands.rules_first import RULES_MAX_WORDS, rules_plan
 from lisan.commands.schemas import CommandStatus
 from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
@@ -56,10 +70,12 @@ from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import ProviderBadAnswer
+from lisan.providers.base import Screen as PhoneScreen
 from lisan.providers.http import Answer
 from lisan.providers.openai.errors import status_error
 from lisan.providers.openai.planning import plan_from
 from lisan.providers.openai.withholding import Sent
+from lisan.screen.nodes import label
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_script import chat_completion
 
@@ -405,13 +421,111 @@ def timed_error(body: Callable[[int], bytes], repeat: int) -> tuple[float, str]:
     return statistics.median(cpu) * 1000, kind
 
 
+def rows_screen(salt: int = 0) -> tuple[str, list[str]]:
+    """A search field, a message field and a "Send" button, then a list of rows each with its
+    own "Delete" button and a label: every rule has its work to do (a row's delete control, the
+    one search field, the message field and its send button)."""
+    return _fill(
+        [
+            "[root] FrameLayout",
+            '  [search] EditText "Search items" {editable}',
+            '  [message] EditText "Message" {editable}',
+            '  [send] Button "Send" {clickable}',
+            "  [list] RecyclerView {scrollable}",
+        ],
+        lambda index: (
+            f"    [r{index}] LinearLayout",
+            f'      [d{index}] Button "Delete" {{clickable}}',
+            f'      [t{index}] TextView "Item {index} {salt}"',
+        ),
+    )
+
+
+def near(word: str) -> str:
+    """`word` a letter off: its middle letter changed, so it looks like it and is not it."""
+    middle = len(word) // 2
+    return word[:middle] + ("x" if word[middle : middle + 1] != "x" else "y") + word[middle + 1 :]
+
+
+def shown_words(summary: str) -> list[str]:
+    """The words of the screen's last labelled node (its last row), as the screen shows them."""
+    tree = ViewTree(summary)
+    shown = [text for node in tree.values() if (text := label(node))]
+    return (shown[-1] if shown else "chat").replace(",", " ").split()
+
+
+def words_of(summary: str, count: int) -> str:
+    """`count` words a letter off the screen's last label's, its words in turn, each cut so
+    that the transcript stays within the 1,000 characters the service plans."""
+    found = shown_words(summary)
+    longest = TRANSCRIPT_CHARS // count - 8
+    return " ".join(near(found[index % len(found)][:longest]) for index in range(count))
+
+
+def shown(summary: str) -> str:
+    """The screen's last label, cut to the 1,000 characters the service plans."""
+    return " ".join(shown_words(summary))[: TRANSCRIPT_CHARS - 16]
+
+
+Said = Callable[[str], tuple[str, Locale]]  # the screen's summary: the transcript, its language
+SAYINGS: dict[str, Said] = {
+    "tap near": lambda summary: (f"tap {words_of(summary, 2)}", Locale.EN_US),
+    "tap 12 words": lambda summary: (
+        f"tap {words_of(summary, RULES_MAX_WORDS - 1)}",
+        Locale.EN_US,
+    ),
+    "search": lambda summary: (f"search for {words_of(summary, 3)}", Locale.EN_US),
+    "type+send": lambda summary: (f"type {words_of(summary, 3)} and send", Locale.EN_US),
+    "delete": lambda summary: (f"delete {shown(summary)}", Locale.EN_US),
+    "nothing": lambda summary: ("tap zqvw jjkx fffq", Locale.EN_US),
+}
+AMHARIC_SAYINGS: dict[str, Said] = {
+    "Amharic tap": lambda summary: (f"{words_of(summary, 3)} ንካ", Locale.AM_ET),
+    "Amharic delete": lambda summary: (f"{shown(summary)} ሰርዝ", Locale.AM_ET),
+}
+RULES_SCREENS: list[Screen] = [
+    big_screen,
+    icon_screen,
+    bare_screen,
+    deep_screen,
+    deep_ok_screen,
+    wordy_screen,
+    word_screen,
+    geez_screen,
+    id_flood_screen,
+    rows_screen,
+]
+
+
+def timed_rules(screen: Screen, said: Said, repeat: int) -> tuple[float, float, str]:
+    """Median CPU and wall milliseconds of the rules' plan (cold, as `timed`), and the plan."""
+    cpu, wall, outcome = [], [], ""
+    for run in range(repeat):
+        summary, _ = screen(run)
+        transcript, language = said(summary)
+        phone = PhoneScreen(APP, summary, granted=True)
+        cpu_start, wall_start = time.process_time(), time.perf_counter()
+        planned = rules_plan(transcript, phone, language, [APP])
+        cpu.append(time.process_time() - cpu_start)
+        wall.append(time.perf_counter() - wall_start)
+        outcome = "model asked" if planned is None else _steps(planned)
+    return statistics.median(cpu) * 1000, statistics.median(wall) * 1000, outcome
+
+
+def _steps(planned: dict[str, Any]) -> str:
+    steps = " ".join(f"{s['action_type']} {s['target_node_id'] or ''}".strip()
+                     for s in planned["steps"])  # fmt: skip
+    return f"{steps}{', asked' if planned['needs_confirmation'] else ''}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--skip", nargs="*", default=[], help="cases not to run", metavar="NAME")
+    parser.add_argument("--rules-only", action="store_true", help="only the rules planner's cases")
     args = parser.parse_args()
     print(f"median of {args.repeat} runs, each on a fresh screen under {SCREEN_BYTES} bytes")
-    for name, (screen, case) in CASES.items():
+    for name, (screen, case) in ({} if args.rules_only else CASES).items():
         if name in args.skip:
             print(f"  {name:<17} skipped")
             continue
@@ -419,13 +533,23 @@ def main() -> None:
         cpu_ms, wall_ms, outcome = timed(screen, case, args.repeat)
         shape = f"{screen.__name__} ({summary.count(chr(10)) + 1} lines)"
         print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  wall {wall_ms:7.1f} ms  {outcome}")
-    for name, body in ERROR_BODIES.items():
+    for name, body in ({} if args.rules_only else ERROR_BODIES).items():
         if name in args.skip:
             print(f"  {name:<17} skipped")
             continue
         cpu_ms, kind = timed_error(body, args.repeat)
         shape = f"{len(body(0)) // 1024} KiB error answer"
         print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  {'':18}  logged ({kind})")
+    print("the rules planner under local first (commands.rules_first.rules_plan)")
+    for screen in RULES_SCREENS:
+        sayings = {**SAYINGS, **(AMHARIC_SAYINGS if screen is geez_screen else {})}
+        for name, said in sayings.items():
+            named = f"rules {screen.__name__.removesuffix('_screen')} {name}"
+            if named in args.skip:
+                print(f"  {named:<32} skipped")
+                continue
+            cpu_ms, wall_ms, outcome = timed_rules(screen, said, args.repeat)
+            print(f"  {named:<32} CPU {cpu_ms:7.1f} ms  wall {wall_ms:7.1f} ms  {outcome}")
 
 
 def plan(steps: list[dict[str, Any]]) -> dict[str, Any]:

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from collections.abc import Sequence
 
 from lisan.commands.stages import Planner, Stage, timed
 from lisan.commands.state import Command, Context, Progress
+from lisan.core.locale import Locale
 from lisan.core.settings import Settings
 from lisan.providers.base import Screen, VoiceProvider
 from lisan.providers.local import planner as rules
@@ -49,21 +51,31 @@ def plan_by_rules(
         granted=sent.current_package in context.apps,
     )
     with timed(Stage.RULES_PLANNING) as lap:
-        words = rules_words(progress.transcript or "")
-        said = words.split()
-        # Speech this long is the model's to read; and two commands joined ("tap Abebe and
-        # delete the chat") are one step to the rules, which read one command: the model
-        # reads both. A plan of the join's own steps ("type hi and send": typing, then the
-        # send button) is the rules' to keep.
-        plan = None
-        if len(said) <= RULES_MAX_WORDS:
-            plan = rules.plan(words, screen, command.request.locale, context.apps)
-            steps = plan["steps"]
-            if not steps or (len(steps) == 1 and not _JOINERS.isdisjoint(said)):
-                plan = None
+        plan = rules_plan(progress.transcript or "", screen, command.request.locale, context.apps)
     if plan is None:  # the rules decline, or would read only part: the model is asked
         return progress.lap(lap, planner=Planner.MODEL)
     return progress.lap(lap, planner=Planner.RULES, raw_plan=plan)
+
+
+def rules_plan(
+    transcript: str, screen: Screen, locale: Locale, apps: Sequence[str]
+) -> rules.Plan | None:
+    """The rules' plan of a transcript on the phone's screen, or None when the model is to
+    plan it: the rules decline, the speech is longer than `RULES_MAX_WORDS`, or it joins two
+    commands that the rules would read as one step."""
+    words = rules_words(transcript)
+    said = words.split()
+    # Speech this long is the model's to read; and two commands joined ("tap Abebe and
+    # delete the chat") are one step to the rules, which read one command: the model
+    # reads both. A plan of the join's own steps ("type hi and send": typing, then the
+    # send button) is the rules' to keep.
+    if len(said) > RULES_MAX_WORDS:
+        return None
+    plan = rules.plan(words, screen, locale, apps)
+    steps = plan["steps"]
+    if not steps or (len(steps) == 1 and not _JOINERS.isdisjoint(said)):
+        return None
+    return plan
 
 
 # The longest transcript the rules read: a command they know is a few words ("search for the
