@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
+import numpy as np
+from rapidfuzz import fuzz, process
 
 from lisan.core.text import fold, folds
 from lisan.screen.nodes import ViewNode, label
@@ -47,12 +48,19 @@ def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
     """The enabled node whose label best matches any of the spoken forms (see the module's
     docstring); None when none matches even in letters."""
     forms = [words for words in (tuple(fold(form).split()) for form in spoken) if words]
+    if not forms:
+        return None
+    labelled = [
+        (node, shown)
+        for node in tree.values()
+        if (shown := label(node)) is not None and "disabled" not in node.flags
+    ]
+    # A screen shows one label on many rows ("Delete" beside each item): read each once.
+    readings = {shown: _readings(shown) for _, shown in labelled}
+    close = _Closeness(forms, [reading for found in readings.values() for reading in found])
     scored: list[tuple[tuple[int, float, bool], ViewNode, str]] = []
-    for node in tree.values():
-        shown = label(node)
-        if shown is None or "disabled" in node.flags or not forms:
-            continue
-        match, closeness = _match(forms, shown)
+    for node, shown in labelled:
+        match, closeness = _match(forms, readings[shown], close)
         if match:
             scored.append(((match, closeness, prefer in node.flags), node, shown))
     if not scored:
@@ -78,30 +86,65 @@ def says(texts: Iterable[str | None], words: Iterable[str]) -> bool:
     )
 
 
-def _match(forms: list[tuple[str, ...]], shown: str) -> tuple[int, float]:
-    """How a label matches the best of the spoken forms: its class, and how close it is in
-    letters (0 to 100); (0, 0) for no match."""
-    readings = [tuple(reading.split()) for reading in folds(shown)]
+def _readings(shown: str) -> list[tuple[str, ...]]:
+    return [tuple(reading.split()) for reading in folds(shown)]
+
+
+def _match(
+    forms: list[tuple[str, ...]], readings: list[tuple[str, ...]], close: _Closeness
+) -> tuple[int, float]:
+    """How a label (its `readings`) matches the best of the spoken forms: its class, and how
+    close it is in letters (0 to 100); (0, 0) for no match."""
     best = (0, 0.0)
-    for words in forms:
+    for form, words in enumerate(forms):
         for reading in readings:
             if reading == words:
                 return EXACT, 100.0
-            if _holds(reading, words):
+            if words[0] in reading and _holds(reading, words):
                 best = max(best, (WHOLE_WORDS, 100.0))
-            closeness = _closeness(words, reading)
+            closeness = close.of(form, reading)
             if closeness >= LOOK_ALIKE_FROM:
                 best = max(best, (LOOK_ALIKE, closeness))
     return best
 
 
-def _closeness(words: tuple[str, ...], reading: tuple[str, ...]) -> float:
-    """How close a label's words are in letters to the words said: each word said against the
-    label's closest word, on average, or the two run together ("log out", "Logout")."""
-    if not reading:
-        return 0.0
-    per_word = sum(max(fuzz.ratio(word, shown) for shown in reading) for word in words)
-    return max(per_word / len(words), fuzz.ratio("".join(words), "".join(reading)))
+class _Closeness:
+    """How close each label's words are in letters to each spoken form: each word said against
+    the label's closest word (rapidfuzz's ratio), on average, or the two run together ("log
+    out", "Logout"); 0 for a label with no words. Computed for the whole screen at once: every
+    word said against every word shown in one `process.cdist` call, and every form run
+    together against every label run together in one more, so a screen of thousands of labels
+    costs a few array operations, not a Python loop per pair of words. The sums run in the
+    order of the form's words, so each figure is the one the pairwise loop would give."""
+
+    def __init__(self, forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) -> None:
+        labels = [reading for reading in dict.fromkeys(readings) if reading]
+        # A label of no words is 0 against any form: the column after the labels'.
+        self._at = {reading: index for index, reading in enumerate([*labels, ()])}
+        self._figures = [[0.0] * len(self._at) for _ in forms]
+        if not labels:
+            return
+        shown_at = {word: index for index, word in enumerate({w: 0 for r in labels for w in r})}
+        said_at = {word: index for index, word in enumerate({w: 0 for f in forms for w in f})}
+        pairs = process.cdist(list(said_at), list(shown_at), scorer=fuzz.ratio, dtype=np.float64)
+        flat = np.fromiter((shown_at[w] for r in labels for w in r), dtype=np.intp)
+        starts = np.cumsum([0] + [len(r) for r in labels[:-1]], dtype=np.intp)
+        # Each word said against each label's closest word: (words said, labels).
+        closest = np.maximum.reduceat(pairs[:, flat], starts, axis=1)
+        joined = process.cdist(
+            ["".join(form) for form in forms],
+            ["".join(r) for r in labels],
+            scorer=fuzz.ratio,
+            dtype=np.float64,
+        )
+        for index, form in enumerate(forms):
+            total = closest[said_at[form[0]]].copy()
+            for word in form[1:]:
+                total += closest[said_at[word]]
+            self._figures[index] = [*np.maximum(total / len(form), joined[index]).tolist(), 0.0]
+
+    def of(self, form: int, reading: tuple[str, ...]) -> float:
+        return self._figures[form][self._at[reading]]
 
 
 def _holds(reading: tuple[str, ...], words: tuple[str, ...]) -> bool:
