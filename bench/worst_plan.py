@@ -42,6 +42,8 @@ a message field and a "Send" button), with the transcripts that make the rules w
 - `tap 12 words`: "tap" and eleven such words (`RULES_MAX_WORDS`, the longest the rules read);
 - `search`: "search for" and near words; `type+send`: "type" near words "and send";
 - `delete`: "delete" and the last row's label (on `rows`, the delete control of its row);
+  `delete from`: "delete the" and its first six words "from my" and a near word (the most
+  ways the rules read what is to be deleted: with and without "the", "my" and "from ...");
 - `nothing`: "tap" and words no label comes near;
 - `Amharic`: on the Ge'ez screen, near words and the verb ንካ (tap), and ሰርዝ (delete).
 
@@ -477,6 +479,10 @@ SAYINGS: dict[str, Said] = {
     "search": lambda summary: (f"search for {words_of(summary, 3)}", Locale.EN_US),
     "type+send": lambda summary: (f"type {words_of(summary, 3)} and send", Locale.EN_US),
     "delete": lambda summary: (f"delete {shown(summary)}", Locale.EN_US),
+    "delete from": lambda summary: (
+        f"delete the {' '.join(shown(summary).split()[:6])} from my {words_of(summary, 1)}",
+        Locale.EN_US,
+    ),
     "nothing": lambda summary: ("tap zqvw jjkx fffq", Locale.EN_US),
 }
 AMHARIC_SAYINGS: dict[str, Said] = {

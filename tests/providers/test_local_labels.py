@@ -4,10 +4,14 @@ anything less certain is a question (the plan's `needs_confirmation`), never an 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from rapidfuzz import fuzz
 
 from lisan.core.locale import Locale
 from lisan.providers.base import Screen
-from lisan.providers.local import planner
+from lisan.providers.local import labels, planner
+from lisan.screen.viewtree import ViewTree
 
 CHAT = "org.telegram.messenger"
 
@@ -93,3 +97,36 @@ def test_a_whole_word_match_beside_a_near_spelling_is_asked() -> None:
     decoder may have dropped the "s"."""
     assert _tapped("tap the contact", ["Search contacts", "Add contact"]) == ("n2", True)
     assert _tapped("tap contact", ["Contacts", "Contact"]) == ("n2", False)  # exact wins
+
+
+WORDS = st.text(alphabet="abcdeklmnos\u12a0\u1230\u1208", min_size=1, max_size=9)
+READINGS = st.lists(st.lists(WORDS, max_size=5).map(tuple), max_size=12)
+FORMS = st.lists(st.lists(WORDS, min_size=1, max_size=4).map(tuple), min_size=1, max_size=4)
+
+
+@given(FORMS, READINGS)
+def test_a_screens_closeness_at_once_is_each_pairs_figure(
+    forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]
+) -> None:
+    """The whole screen's look-alike figures, computed in arrays, are the rule's per label:
+    each word said against the label's closest word, on average, or the two run together;
+    0 for a label of no words."""
+
+    def pairwise(words: tuple[str, ...], reading: tuple[str, ...]) -> float:
+        if not reading:
+            return 0.0
+        per_word = sum(max(fuzz.ratio(word, shown) for shown in reading) for word in words)
+        return max(per_word / len(words), fuzz.ratio("".join(words), "".join(reading)))
+
+    figures = labels._closeness(forms, readings)
+    assert figures == [[pairwise(form, reading) for reading in readings] for form in forms]
+
+
+def test_a_look_alike_among_thousands_of_labels_is_asked_never_acted_on() -> None:
+    """A 64 KB screen of look-alike labels is searched whole: the closest is named and asked."""
+    rows = "\n".join(f'  [n{i}] Button "Messxge preview {i}" {{clickable}}' for i in range(2000))
+    tree = ViewTree(f"[root] FrameLayout\n{rows}")
+    found = labels.find(tree, ["message preview 1999"], prefer="clickable")
+    assert found is not None
+    assert found.node.node_id == "n1999"
+    assert not found.certain

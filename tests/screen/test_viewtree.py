@@ -333,6 +333,7 @@ def test_a_lazy_look_up_finds_what_the_full_parse_finds(lines: list[str], node_i
     assert lazy.get(node_id) == parsed.get(node_id)
     assert (node_id in lazy) == (node_id in parsed)
     assert dict(lazy) == parsed
+    assert list(lazy.values()) == list(parsed.values())  # in the order of the lines
     assert lazy.get(node_id) == parsed.get(node_id)  # after the full parse too
 
 

@@ -23,6 +23,7 @@ backtracking into them), so a tree parses in time linear in its size whatever it
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -144,5 +145,12 @@ def _unescape(quoted: str | None) -> str | None:
 def _flags(raw: str | None) -> frozenset[str]:
     if not raw:
         return frozenset()
+    return _read_flags(raw)
+
+
+# A screen repeats a few spellings of its flags on every line ("clickable", "editable"): each
+# is read once. Bounded, as a hostile screen may spell them differently on every line.
+@functools.lru_cache(maxsize=64)
+def _read_flags(raw: str) -> frozenset[str]:
     words = _FLAG_SEPARATOR.split(raw.lower())
     return frozenset(word for word in words if word in FLAGS)

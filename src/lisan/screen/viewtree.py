@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, ValuesView
 
+from lisan.core.text import folds
 from lisan.screen.lines import HEADING_LINES, TITLE, Branch, Lines
 from lisan.screen.nodes import (
     TAKES_CLICKS,
@@ -18,7 +19,6 @@ from lisan.screen.nodes import (
     is_checkable,
     is_control,
     parse_line,
-    parse_view_tree,
 )
 
 
@@ -45,6 +45,9 @@ class ViewTree(Mapping[str, ViewNode]):
         self._classes: frozenset[str] | None = None
         self._heading: tuple[str | None] | None = None
         self._fields: list[Branch] | None = None
+        # Each text's readings, folded once per tree: a command's rules search the screen's
+        # labels more than once ("delete X": the phrase, then X, then X's row).
+        self._readings: dict[str, tuple[tuple[str, ...], ...]] = {}
 
     def __getitem__(self, node_id: str) -> ViewNode:
         found = self._find(node_id)
@@ -80,6 +83,14 @@ class ViewTree(Mapping[str, ViewNode]):
         is not a node, in order."""
         lines = self._read_lines()
         return [text for at in range(len(lines.lines)) for text in lines.texts(at)]
+
+    def reading_words(self, text: str) -> tuple[tuple[str, ...], ...]:
+        """The case-insensitive readings of a text this screen shows (`core.text.folds`), each
+        as its words."""
+        found = self._readings.get(text)
+        if found is None:
+            found = self._readings[text] = tuple(tuple(r.split()) for r in folds(text))
+        return found
 
     def values(self) -> ValuesView[ViewNode]:
         """The nodes, parsed once (the Mapping default would look each id up again)."""
@@ -234,8 +245,15 @@ class ViewTree(Mapping[str, ViewNode]):
         ]
 
     def _parsed(self) -> dict[str, ViewNode]:
+        """`parse_view_tree`'s nodes, read from the lines' index: the rules that read every
+        node (a label search) and every branch (a row's delete control) parse each line once."""
         if self._all is None:
-            self._all = parse_view_tree(self._summary)
+            lines = self._read_lines()
+            self._all = {}
+            for node_id, at in lines.node_lines().items():
+                node = lines.node(at) if at is not None else None
+                if node is not None:
+                    self._all[node_id] = node
         return self._all
 
     def _find(self, node_id: str) -> Branch | None:

@@ -22,7 +22,8 @@ anything else, and acts on nothing it is not sure of.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import functools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,85 +56,111 @@ def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
         for node in tree.values()
         if (shown := label(node)) is not None and "disabled" not in node.flags
     ]
-    # A screen shows one label on many rows ("Delete" beside each item): read each once.
-    readings = {shown: _readings(shown) for _, shown in labelled}
-    close = _Closeness(forms, [reading for found in readings.values() for reading in found])
+    # A screen shows one label on many rows ("Delete" beside each item), and labels share
+    # readings: each distinct reading is compared once, by its place in `readings`.
+    places: dict[tuple[str, ...], int] = {}
+    of_label: dict[str, list[int]] = {}
+    for _, shown in labelled:
+        if shown not in of_label:
+            of_label[shown] = [places.setdefault(words, len(places))
+                               for words in tree.reading_words(shown)]  # fmt: skip
+    readings = list(places)
+    figures = _closeness(forms, readings)
     scored: list[tuple[tuple[int, float, bool], ViewNode, str]] = []
     for node, shown in labelled:
-        match, closeness = _match(forms, readings[shown], close)
+        match, closeness = _match(forms, readings, of_label[shown], figures)
         if match:
             scored.append(((match, closeness, prefer in node.flags), node, shown))
     if not scored:
         return None
     scored.sort(key=lambda entry: entry[0], reverse=True)
     (best_class, *_), best, best_label = scored[0]
-    rivals = [key for key, _, shown in scored[1:] if fold(shown) != fold(best_label)]
+    best_folded = fold(best_label)
+    # A node competes in the best one's class (or, against whole words, as a near look-alike)
+    # when its label is another: the class is checked first, as it costs no folding.
     competed = any(
-        match == best_class or (best_class == WHOLE_WORDS and closeness >= NEAR_FROM)
-        for match, closeness, _ in rivals
+        (match == best_class or (best_class == WHOLE_WORDS and closeness >= NEAR_FROM))
+        and fold(shown) != best_folded
+        for (match, closeness, _), _, shown in scored[1:]
     )
     whole = best_class >= WHOLE_WORDS
     return Found(best, certain=whole and not competed, whole=whole)
 
 
-def says(texts: Iterable[str | None], words: Iterable[str]) -> bool:
+def says(
+    texts: Iterable[str | None],
+    words: Iterable[str],
+    *,
+    read: Callable[[str], Iterable[tuple[str, ...]]] | None = None,
+) -> bool:
     """Whether any of `texts` holds one of `words` as a whole word (folded, camelCase and
     identifiers split): "Search contacts", "search_src_text" and "SearchView" say "search";
-    "Researchers" does not."""
-    wanted = {fold(word) for word in words}
-    return any(
-        wanted.intersection(reading.split()) for text in texts if text for reading in folds(text)
-    )
+    "Researchers" does not. `read` gives a text's readings as words (`folds`'; a tree's
+    `reading_words` folds each of its texts once)."""
+    wanted = _folded(tuple(words))
+    read = read or _reading_words
+    return any(not wanted.isdisjoint(reading) for text in texts if text for reading in read(text))
 
 
-def _readings(shown: str) -> list[tuple[str, ...]]:
-    return [tuple(reading.split()) for reading in folds(shown)]
+def _reading_words(text: str) -> list[tuple[str, ...]]:
+    return [tuple(reading.split()) for reading in folds(text)]
+
+
+@functools.lru_cache(maxsize=32)
+def _folded(words: tuple[str, ...]) -> frozenset[str]:
+    """The words folded, once per list: `says` is asked with a few fixed vocabulary lists, for
+    every node of a screen."""
+    return frozenset(fold(word) for word in words)
 
 
 def _match(
-    forms: list[tuple[str, ...]], readings: list[tuple[str, ...]], close: _Closeness
+    forms: list[tuple[str, ...]],
+    readings: list[tuple[str, ...]],
+    places: list[int],
+    figures: list[list[float]],
 ) -> tuple[int, float]:
-    """How a label (its `readings`) matches the best of the spoken forms: its class, and how
-    close it is in letters (0 to 100); (0, 0) for no match."""
+    """How a label (its readings' `places` in `readings`) matches the best of the spoken
+    forms: its class, and how close it is in letters (0 to 100, `figures` by form and place);
+    (0, 0) for no match."""
     best = (0, 0.0)
     for form, words in enumerate(forms):
-        for reading in readings:
+        closeness_of = figures[form]
+        for place in places:
+            reading = readings[place]
             if reading == words:
                 return EXACT, 100.0
             if words[0] in reading and _holds(reading, words):
                 best = max(best, (WHOLE_WORDS, 100.0))
-            closeness = close.of(form, reading)
+            closeness = closeness_of[place]
             if closeness >= LOOK_ALIKE_FROM:
                 best = max(best, (LOOK_ALIKE, closeness))
     return best
 
 
-class _Closeness:
-    """How close each label's words are in letters to each spoken form: each word said against
-    the label's closest word (rapidfuzz's ratio), on average, or the two run together ("log
-    out", "Logout"); 0 for a label with no words. Computed for the whole screen at once: every
-    word said against every word shown in one `process.cdist` call, and every form run
-    together against every label run together in one more, so a screen of thousands of labels
-    costs a few array operations, not a Python loop per pair of words. The sums run in the
-    order of the form's words, so each figure is the one the pairwise loop would give."""
+def _closeness(forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) -> list[list[float]]:
+    """How close each reading's words are in letters to each spoken form (by form, then
+    reading): each word said against the reading's closest word (rapidfuzz's ratio), on
+    average, or the two run together ("log out", "Logout"); 0 for a reading of no words.
 
-    def __init__(self, forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) -> None:
-        labels = [reading for reading in dict.fromkeys(readings) if reading]
-        # A label of no words is 0 against any form: the column after the labels'.
-        self._at = {reading: index for index, reading in enumerate([*labels, ()])}
-        self._figures = [[0.0] * len(self._at) for _ in forms]
-        if not labels:
-            return
-        shown_at = {word: index for index, word in enumerate({w: 0 for r in labels for w in r})}
+    Computed for the whole screen at once: every word said against every word shown in one
+    `process.cdist` call, every form run together against every reading in one more, so a
+    screen of thousands of labels costs a few array operations, not a Python loop per pair of
+    words. The sums run in the order of the form's words, so each figure is the one the loop
+    per pair gives."""
+    figures = np.zeros((len(forms), len(readings)))
+    worded = [place for place, reading in enumerate(readings) if reading]
+    if worded:
+        shown = [readings[place] for place in worded]
+        shown_at = {word: index for index, word in enumerate({w: 0 for r in shown for w in r})}
         said_at = {word: index for index, word in enumerate({w: 0 for f in forms for w in f})}
         pairs = process.cdist(list(said_at), list(shown_at), scorer=fuzz.ratio, dtype=np.float64)
-        flat = np.fromiter((shown_at[w] for r in labels for w in r), dtype=np.intp)
-        starts = np.cumsum([0] + [len(r) for r in labels[:-1]], dtype=np.intp)
-        # Each word said against each label's closest word: (words said, labels).
+        flat = np.fromiter((shown_at[w] for r in shown for w in r), dtype=np.intp)
+        starts = np.cumsum([0] + [len(r) for r in shown[:-1]], dtype=np.intp)
+        # Each word said against each reading's closest word: (words said, readings).
         closest = np.maximum.reduceat(pairs[:, flat], starts, axis=1)
         joined = process.cdist(
             ["".join(form) for form in forms],
-            ["".join(r) for r in labels],
+            ["".join(r) for r in shown],
             scorer=fuzz.ratio,
             dtype=np.float64,
         )
@@ -141,10 +168,8 @@ class _Closeness:
             total = closest[said_at[form[0]]].copy()
             for word in form[1:]:
                 total += closest[said_at[word]]
-            self._figures[index] = [*np.maximum(total / len(form), joined[index]).tolist(), 0.0]
-
-    def of(self, form: int, reading: tuple[str, ...]) -> float:
-        return self._figures[form][self._at[reading]]
+            figures[index, worded] = np.maximum(total / len(form), joined[index])
+    return [row.tolist() for row in figures]
 
 
 def _holds(reading: tuple[str, ...], words: tuple[str, ...]) -> bool:

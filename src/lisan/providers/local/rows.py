@@ -29,13 +29,14 @@ def row_control(tree: ViewTree, item: ViewNode) -> ViewNode | None:
     shown = label(item)
     if branch is None or branch.node is None or shown is None or "disabled" in item.flags:
         return None
-    if says_delete(item):
+    if says_delete(item, tree):
         return item if tree.receiver(branch) is not None else None
+    folded = fold(shown)
     for other in branches:
         if (
             other.node is not None
             and other.node.node_id != item.node_id
-            and fold(label(other.node) or "") == fold(shown)
+            and fold(label(other.node) or "") == folded
             and not (tree.contains(other, branch) or tree.contains(branch, other))
         ):
             return None  # "Milk" in two rows: which one is meant is a guess
@@ -43,7 +44,7 @@ def row_control(tree: ViewTree, item: ViewNode) -> ViewNode | None:
     holders: set[int] = set()  # the containers near a delete control: where a row may be
     for control in branches:
         node = control.node
-        if node is None or "disabled" in node.flags or not says_delete(node):
+        if node is None or "disabled" in node.flags or not says_delete(node, tree):
             continue
         receiver = tree.receiver(control)
         # What a tap on it acts on must be a control of its own, not the item's row around it
@@ -64,8 +65,8 @@ def row_control(tree: ViewTree, item: ViewNode) -> ViewNode | None:
     return None
 
 
-def says_delete(node: ViewNode) -> bool:
-    return says((label(node),), v.DELETE_WORDS)
+def says_delete(node: ViewNode, tree: ViewTree) -> bool:
+    return says((label(node),), v.DELETE_WORDS, read=tree.reading_words)
 
 
 def _is_row(tree: ViewTree, row: Branch, holders: set[int]) -> bool:
