@@ -118,7 +118,7 @@ def test_a_screens_closeness_at_once_is_each_pairs_figure(
         per_word = sum(max(fuzz.ratio(word, shown) for shown in reading) for word in words)
         return max(per_word / len(words), fuzz.ratio("".join(words), "".join(reading)))
 
-    figures = labels._closeness(forms, readings)
+    figures = labels._closeness(forms, readings).tolist()
     assert figures == [[pairwise(form, reading) for reading in readings] for form in forms]
 
 

@@ -64,11 +64,10 @@ def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
         if shown not in of_label:
             of_label[shown] = [places.setdefault(words, len(places))
                                for words in tree.reading_words(shown)]  # fmt: skip
-    readings = list(places)
-    figures = _closeness(forms, readings)
+    kinds = _kinds(forms, list(places))
     scored: list[tuple[tuple[int, float, bool], ViewNode, str]] = []
     for node, shown in labelled:
-        match, closeness = _match(forms, readings, of_label[shown], figures)
+        match, closeness = max((kinds[place] for place in of_label[shown]), default=(0, 0.0))
         if match:
             scored.append(((match, closeness, prefer in node.flags), node, shown))
     if not scored:
@@ -113,31 +112,30 @@ def _folded(words: tuple[str, ...]) -> frozenset[str]:
     return frozenset(fold(word) for word in words)
 
 
-def _match(
-    forms: list[tuple[str, ...]],
-    readings: list[tuple[str, ...]],
-    places: list[int],
-    figures: list[list[float]],
-) -> tuple[int, float]:
-    """How a label (its readings' `places` in `readings`) matches the best of the spoken
-    forms: its class, and how close it is in letters (0 to 100, `figures` by form and place);
-    (0, 0) for no match."""
-    best = (0, 0.0)
-    for form, words in enumerate(forms):
-        closeness_of = figures[form]
-        for place in places:
-            reading = readings[place]
-            if reading == words:
-                return EXACT, 100.0
-            if words[0] in reading and _holds(reading, words):
-                best = max(best, (WHOLE_WORDS, 100.0))
-            closeness = closeness_of[place]
-            if closeness >= LOOK_ALIKE_FROM:
-                best = max(best, (LOOK_ALIKE, closeness))
-    return best
+def _kinds(
+    forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]
+) -> list[tuple[int, float]]:
+    """How each reading matches the best of the spoken forms: its class, and how close it is
+    in letters (0 to 100); (0, 0) for no match. A label matches as its best reading does."""
+    said = set(forms)
+    exact = {place for place, reading in enumerate(readings) if reading in said}
+    holding = {
+        place
+        for words in forms
+        for place, reading in enumerate(readings)
+        if words[0] in reading and _holds(reading, words)
+    }
+    closest = _closeness(forms, readings).max(axis=0, initial=0.0).tolist()
+    return [
+        (EXACT, 100.0) if place in exact
+        else (WHOLE_WORDS, 100.0) if place in holding
+        else (LOOK_ALIKE, closeness) if closeness >= LOOK_ALIKE_FROM
+        else (0, 0.0)
+        for place, closeness in enumerate(closest)
+    ]  # fmt: skip
 
 
-def _closeness(forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) -> list[list[float]]:
+def _closeness(forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) -> np.ndarray:
     """How close each reading's words are in letters to each spoken form (by form, then
     reading): each word said against the reading's closest word (rapidfuzz's ratio), on
     average, or the two run together ("log out", "Logout"); 0 for a reading of no words.
@@ -169,7 +167,7 @@ def _closeness(forms: list[tuple[str, ...]], readings: list[tuple[str, ...]]) ->
             for word in form[1:]:
                 total += closest[said_at[word]]
             figures[index, worded] = np.maximum(total / len(form), joined[index])
-    return [row.tolist() for row in figures]
+    return figures
 
 
 def _holds(reading: tuple[str, ...], words: tuple[str, ...]) -> bool:
