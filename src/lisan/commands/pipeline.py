@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import uuid
+from collections.abc import Collection
 from enum import StrEnum
 
 from lisan.billing import service as billing
@@ -52,7 +53,7 @@ from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
 from lisan.plans.naming import ask_unnamed_taps
 from lisan.plans.rules import required_packages, validate_plan
-from lisan.plans.safe import PlanRejected
+from lisan.plans.safe import PlanRejected, SafePlan
 from lisan.providers.base import Expected, ProviderCall, VoiceProvider
 from lisan.recordings.store import store_audio
 from lisan.screen.viewtree import ViewTree
@@ -272,24 +273,47 @@ async def confirm(db: Db, command: Command, progress: Progress) -> CommandRespon
 
 
 def _checked(command: Command, progress: Progress, granted: frozenset[str]) -> CommandResponse:
-    raw_plan = progress.raw_plan
-    reason = declined(raw_plan)
-    if reason is not None:
-        return refusal(command.command_id, CommandStatus.REJECTED, reason, PhraseKey.ERR_REJECTED)
     screen = command.request.screen_context
     tree = ViewTree(screen.view_tree_summary)
-    try:
-        safe = validate_plan(raw_plan, tree, granted, current_package=screen.current_package)
-    except PlanRejected as rejected:
-        return refusal(
-            command.command_id, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
-        )
-    if progress.planned_remotely:
-        safe = ask_unnamed_taps(safe, tree, progress.transcript or "")
+    checked = checked_plan(
+        progress.raw_plan,
+        tree,
+        granted,
+        current_package=screen.current_package,
+        transcript=progress.transcript or "",
+        planned_remotely=progress.planned_remotely,
+    )
+    if isinstance(checked, str):
+        return refusal(command.command_id, CommandStatus.REJECTED, checked, PhraseKey.ERR_REJECTED)
     return answer(
         command.command_id,
-        safe,
+        checked,
         tree,
         locale=command.request.locale,
         transcript_confident=progress.confident,
     )
+
+
+def checked_plan(
+    raw_plan: object,
+    tree: ViewTree,
+    granted: Collection[str],
+    *,
+    current_package: str,
+    transcript: str,
+    planned_remotely: bool,
+) -> SafePlan | str:
+    """The plan rules' verdict on a planner's answer: the checked plan, or why it is refused
+    (the planner's own decline, or the rule it broke). A remote planner's unnamed taps are
+    asked (`ask_unnamed_taps`); the rules' own plans name what they tap. Pure, so what
+    measures the rules on real screens (bench.real_commands) runs this very code."""
+    reason = declined(raw_plan)
+    if reason is not None:
+        return reason
+    try:
+        safe = validate_plan(raw_plan, tree, granted, current_package=current_package)
+    except PlanRejected as rejected:
+        return rejected.reason
+    if planned_remotely:
+        safe = ask_unnamed_taps(safe, tree, transcript)
+    return safe
