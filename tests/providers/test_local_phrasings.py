@@ -526,3 +526,129 @@ def test_two_wordings_of_one_command_still_have_one_intent() -> None:
     assert intent_of("press the save button", EN) == intent_of("tap save", EN)
     assert intent_of("send it", EN) == intent_of("send", EN)
     assert intent_of("አበበ ን ጫን", AM) == intent_of("አበበ ንካ", AM)
+
+
+# --- Labels said alone, switches, places and the page's own controls ------------------------
+
+# A dialog and a settings page as real apps draw them: a switch's label is its row's text, a
+# quick-settings tile shows its state and is described by its name.
+DIALOG = """[n1] FrameLayout
+  [n2] TextView "Remove the selected items from the call history?"
+  [n3] Button "No" {clickable}
+  [n4] Button "Yes" {clickable}"""
+VIEWS = """[n1] FrameLayout
+  [n2] RadioButton "Daily view" {clickable}
+  [n3] RadioButton "Weekly view" {clickable,checked}
+  [n4] Button "Cancel" {clickable}
+  [n5] Button "Share my location" {clickable}"""
+SWITCHES = """[n1] FrameLayout
+  [n2] ScrollView {scrollable}
+    [n3] LinearLayout {clickable}
+      [n4] TextView "Show passwords"
+      [n5] Switch "ON" {checked}
+    [n6] RelativeLayout {clickable}
+      [n7] CheckBox "Shutter sound" {checked}
+  [n8] Switch "Off" desc="Airplane mode" {clickable}"""
+PLACES = """[n1] FrameLayout
+  [n2] TabView {clickable,selected}
+    [n3] TextView "Photos"
+  [n4] TabView {clickable}
+    [n5] TextView "News"
+  [n6] RecyclerView {scrollable}
+    [n7] FrameLayout {clickable}
+      [n8] TextView "Download"
+      [n9] TextView "1 item\""""
+PAGE = """[n1] FrameLayout
+  [n2] TextView "Bob"
+  [n3] ImageView desc="Call contact" {clickable}
+  [n4] ImageView desc="Send SMS" {clickable}
+  [n5] Button desc="Rotate" {clickable}
+  [n6] Button desc="Delete" {clickable}"""
+
+
+@pytest.mark.parametrize(
+    ("transcript", "tree", "target"),
+    [("Cancel.", VIEWS, "n4"), ("Daily view", VIEWS, "n2"), ("Rotate it.", PAGE, "n5")],
+)
+def test_a_controls_whole_label_said_alone_taps_it(transcript: str, tree: str, target: str) -> None:
+    raw = _plan(transcript, tree)
+    assert _steps(raw) == [("TAP", target, None, False)]
+    assert _answer(raw, tree) == "ACCEPTED"
+
+
+@pytest.mark.parametrize("transcript", ["view", "my location", "weekly", "ok"])
+def test_words_that_are_not_a_controls_whole_label_said_alone_are_nothing_to_do(
+    transcript: str,
+) -> None:
+    _declined(_plan(transcript, VIEWS), "nothing_to_do")
+
+
+@pytest.mark.parametrize(("transcript", "target"), [("አዎ", "n4"), ("አይ", "n3")])
+def test_an_amharic_answer_names_the_dialogs_english_button(transcript: str, target: str) -> None:
+    raw = _plan(transcript, DIALOG, AM)
+    assert [step[:2] for step in _steps(raw)] == [("TAP", target)]
+
+
+def test_an_amharic_yes_to_a_dialog_that_removes_is_still_asked() -> None:
+    assert _answer(_plan("አዎ", DIALOG, AM), DIALOG) == "CONFIRMATION_REQUIRED"
+
+
+@pytest.mark.parametrize(
+    ("transcript", "target"),
+    [
+        ("Turn off show passwords.", "n4"),
+        ("Switch show passwords off", "n4"),
+        ("Uncheck shutter sound.", "n7"),
+        ("Turn on airplane mode.", "n8"),
+    ],
+)
+def test_turning_a_switch_taps_it(transcript: str, target: str) -> None:
+    raw = _plan(transcript, SWITCHES, package=SETTINGS_APP)
+    assert _steps(raw) == [("TAP", target, None, False)]
+    assert _answer(raw, SWITCHES, SETTINGS_APP) == "ACCEPTED"
+
+
+@pytest.mark.parametrize(
+    "transcript", ["Turn on show passwords.", "Enable shutter sound", "Turn airplane mode off"]
+)
+def test_a_switch_that_already_shows_the_state_asked_for_is_not_tapped(transcript: str) -> None:
+    _declined(_plan(transcript, SWITCHES, package=SETTINGS_APP), "nothing_to_do")
+
+
+@pytest.mark.parametrize("transcript", ["Go to the news tab.", "Switch to news", "Change news"])
+def test_going_to_a_place_taps_it_without_the_word_for_the_place(transcript: str) -> None:
+    assert _steps(_plan(transcript, PLACES)) == [("TAP", "n5", None, False)]
+
+
+def test_open_names_a_control_of_the_screen_when_no_granted_app_is_it_and_asks() -> None:
+    raw = _plan("Open the Download folder.", PLACES)
+    assert _steps(raw) == [("TAP", "n8", None, False)]
+    assert _answer(raw, PLACES) == "CONFIRMATION_REQUIRED"
+
+
+def test_open_still_opens_the_granted_app_of_that_name() -> None:
+    raw = _plan("Open Photos.", PLACES, apps=(PHOTOS,))
+    assert [step[0] for step in _steps(raw)] == ["OPEN_APP"]
+
+
+@pytest.mark.parametrize("transcript", ["Call this number.", "Call him", "Call Bob."])
+def test_a_call_to_whom_the_page_is_about_taps_its_one_call_control(transcript: str) -> None:
+    raw = _plan(transcript, PAGE)
+    assert _steps(raw) == [("TAP", "n3", None, True)]
+    assert _answer(raw, PAGE) == "CONFIRMATION_REQUIRED"
+
+
+def test_a_call_on_a_page_with_two_call_controls_is_declined() -> None:
+    tree = PAGE + '\n  [n7] ImageView desc="Dial number" {clickable}'
+    _declined(_plan("Call him", tree), "target_not_on_screen")
+
+
+def test_delete_this_thing_on_its_own_page_taps_the_delete_control_and_asks() -> None:
+    raw = _plan("Delete this photo.", PAGE)
+    assert [step[:2] for step in _steps(raw)] == [("TAP", "n6")]
+    assert _answer(raw, PAGE) == "CONFIRMATION_REQUIRED"
+
+
+@pytest.mark.parametrize("transcript", ["Go to my latest news", "Turn on the newsletter"])
+def test_a_place_or_switch_that_only_looks_like_a_label_is_declined(transcript: str) -> None:
+    _declined(_plan(transcript, PLACES), "target_not_on_screen")

@@ -10,9 +10,10 @@ verb last). The planner (`planner`) turns an intent into steps on the screen; th
 - Courtesy is no name: "please", "can you" before the verb, "please" or "for me" after what it
   names (never inside dictated text), እባክህ and its forms at either end.
 - English: open / tap / call (also "make a call to X") / scroll / back / home as the grammar
-  says them; "search [for] X"; "delete / remove / clear X" (and "delete it"); "send it", "send
-  the message" (the send control, not dictation of "the message"); "type X", "write X";
-  "send X", "type X and send" (type, then send).
+  says them; "go to X", "switch to X" (tap X); "turn on / off X", "turn X on / off", "enable /
+  disable X", "check / uncheck X" (set a switch); "search [for] X"; "delete / remove / clear
+  X" (and "delete it"); "send it", "send the message" (the send control, not dictation of
+  "the message"); "type X", "write X"; "send X", "type X and send" (type, then send).
 - Amharic: the grammar's commands, with each verb also in its forms to a woman, to several and
   of respect (`vocabulary.AMHARIC_FORMS`); "X ፈልግ" (search); "X ሰርዝ", "X አጥፋ" (delete);
   "ላከው", "መልእክቱን ላክ" (send it); "X ጻፍ", "X ብለህ ጻፍ" (type X); "X ብለህ ላክ", "X ጻፍና ላክ"
@@ -34,11 +35,13 @@ from lisan.screen.actions import SCROLL_DIRECTIONS
 
 @dataclass(frozen=True, slots=True)
 class Intent:
-    # open, tap, call, send, delete, search, scroll, back, home, type, dictate
+    # open, tap, call, send, delete, search, scroll, back, home, type, dictate, set
     action: str
     words: tuple[str, ...] = ()  # the name, label or text it names
-    direction: str | None = None
+    direction: str | None = None  # scroll: up, down...; set: on or off
     # delete: the verb said, which its control's label must say ("remove" for "Remove");
+    # tap: "go", "switch" or "change" when said so, which only a label's whole words
+    # may answer (a look-alike of "my latest chats" is no place to go);
     # search: the verb, which with the words may be a control's whole label ("Search contacts")
     verb: str | None = None
 
@@ -53,6 +56,11 @@ def intent_of(transcript: str, language: Locale) -> Intent | None:
     for the same thing ("press the save button", "tap save") have the same intent."""
     said = _Said.of(transcript, language)
     return _amharic(said) if language is Locale.AM_ET else _english(said)
+
+
+def bare_words(transcript: str, language: Locale) -> tuple[str, ...]:
+    """The transcript's words as a name is read: without the punctuation at their edges."""
+    return _Said.of(transcript, language).bare
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,6 +142,11 @@ def _english(said: _Said) -> Intent | None:
     for phrase in v.ENGLISH_CALL_PHRASES:
         if plain.keys[: len(phrase)] == phrase and (name := _content(plain.keys[len(phrase) :])):
             return Intent("call", name)
+    if (setting := _setting(plain.keys)) is not None:
+        return setting
+    for going in v.ENGLISH_GO_TO:
+        if plain.keys[: len(going)] == going and (place := _content(plain.keys[len(going) :])):
+            return Intent("tap", place, verb=going[0])
     if head == "scroll":
         direction = next((w for w in keys[1:] if w in SCROLL_DIRECTIONS), None)
         return Intent("scroll", direction=direction)
@@ -153,6 +166,22 @@ def _english(said: _Said) -> Intent | None:
             return Intent("send")
         return Intent("send", said.raw[1:])
     return None
+
+
+def _setting(keys: tuple[str, ...]) -> Intent | None:
+    """A switch or checkbox set on or off: "turn on X", "turn X off", "switch on X", "enable
+    X", "check X", "uncheck X"."""
+    head, state = keys[0], None
+    name: tuple[str, ...] = ()
+    if head in v.ENGLISH_TURN and len(keys) > 2:
+        if keys[1] in ("on", "off"):
+            state, name = keys[1], keys[2:]
+        elif keys[-1] in ("on", "off"):
+            state, name = keys[-1], keys[1:-1]
+    elif head in v.ENGLISH_SET_ON | v.ENGLISH_SET_OFF:
+        state, name = ("on" if head in v.ENGLISH_SET_ON else "off"), keys[1:]
+    name = _content(name)
+    return Intent("set", name, direction=state) if state and name else None
 
 
 def _content(words: tuple[str, ...]) -> tuple[str, ...]:

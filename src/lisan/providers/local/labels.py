@@ -43,6 +43,7 @@ class Found:
     node: ViewNode
     certain: bool  # exact or whole words, and no node with another label competes
     whole: bool = True  # exact or whole words, competed or not (not a mere look-alike)
+    exact: bool = False  # the label's words are what was said, no more
 
 
 def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
@@ -83,7 +84,7 @@ def find(tree: ViewTree, spoken: Sequence[str], *, prefer: str) -> Found | None:
         for (match, closeness, _), _, shown in scored[1:]
     )
     whole = best_class >= WHOLE_WORDS
-    return Found(best, certain=whole and not competed, whole=whole)
+    return Found(best, certain=whole and not competed, whole=whole, exact=best_class == EXACT)
 
 
 def says(

@@ -4,7 +4,10 @@ planner's wire format. Its plans go through the same safety rules (`lisan.plans.
 planner's: nothing here is trusted more.
 
 - The verb picks the action (`intents`): open an app, tap a label, call a name, send, delete,
-  search, scroll, go back, go home; "type ...", "send ..." and "type ... and send" are dictation.
+  search, scroll, go back, go home, set a switch on or off (a tap, unless it already shows
+  that state); "type ...", "send ..." and "type ... and send" are dictation. Words with no
+  verb that are a control's whole label ("Cancel") tap it; "open X" with no granted app X taps
+  the screen's control X, asked.
 - A spoken label, or a fixed verb's word ("send it" is a "send" button, ሰርዝ a ሰርዝ one), names
   a node when it is a whole word, or run of whole words, of the node's label, both folded by
   `core.text` (look-alike letters, invisible characters, camelCase): "send" names "Send" and
@@ -40,13 +43,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from lisan.core.locale import Locale
-from lisan.core.text import name_words
+from lisan.core.text import fold, name_words
 from lisan.providers.base import Decline, Screen
 from lisan.providers.local import vocabulary as v
-from lisan.providers.local.intents import Intent, intent_of
-from lisan.providers.local.labels import find, says
+from lisan.providers.local.intents import Intent, bare_words, intent_of
+from lisan.providers.local.labels import Found, find, says
 from lisan.providers.local.rows import row_control
-from lisan.screen.nodes import ViewNode
+from lisan.screen.nodes import ViewNode, is_checkable, label
 from lisan.screen.packages import GENERIC_SEGMENTS, is_package_name, names_package
 from lisan.screen.viewtree import ViewTree
 
@@ -59,11 +62,14 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     intent = intent_of(transcript, language)
     current = screen.current_package if screen is not None else ""
     if intent is None:
-        return _declined(current, Decline.NOTHING_TO_DO)
+        return _bare_label(transcript, screen, current, language)
     if intent.action == "dictate":  # offline Amharic cannot transcribe free words
         return _declined(current, Decline.DICTATION_UNSUPPORTED)
     if intent.action == "open":
-        return _open(intent, apps, current, language)
+        opened = _open(intent, apps, current, language)
+        if opened.get("reason") is Decline.APP_NOT_GRANTED and screen is not None:
+            return _open_on_screen(intent, screen, current, language) or opened
+        return opened
     if intent.action == "home":
         return _plan(current, {"action_type": "HOME"})
     if screen is None or not screen.granted:  # every other action acts on that screen
@@ -84,9 +90,17 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
         return _search(intent, tree, current, language)
     if intent.action == "delete":
         return _delete(intent, tree, current, language)
+    if intent.action == "set":
+        return _set(intent, tree, current)
     spoken = v.SEND_LABELS if intent.action == "send" else _names(intent, language)
     found = find(tree, spoken, prefer="clickable")
-    if found is None:
+    if intent.action == "call" and (
+        intent.words in v.ENGLISH_CALL_THIS
+        or (found is not None and found.whole and not _takes_tap(tree, found.node))
+    ):
+        # "call him", or "call Bob" where Bob is the page's title: the page's call control.
+        found = _call_control(tree)
+    if found is None or (intent.verb is not None and not found.whole):
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     step: dict[str, Any] = {"action_type": "TAP", "target_node_id": found.node.node_id}
     if intent.action == "call":
@@ -94,11 +108,98 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     return _plan(current, step, needs_confirmation=not found.certain)
 
 
+def _bare_label(transcript: str, screen: Screen | None, current: str, language: Locale) -> Plan:
+    """A transcript that is no command but a control's whole label ("Cancel.", "Weekly view"),
+    or such a label and "it" ("Rotate it"), taps that control: only an exact, certain match of
+    a control, since any word said could otherwise tap something. In Amharic, an answer to a
+    dialog ("አዎ", "እሺ") names its English button ("Yes", "OK")."""
+    words = bare_words(transcript, language)
+    if screen is None or not screen.granted or not words:
+        return _declined(current, Decline.NOTHING_TO_DO)
+    forms = [" ".join(words)]
+    if len(words) > 1 and (words[-1].casefold(),) in v.ENGLISH_IT:
+        forms.append(" ".join(words[:-1]))
+    if language is Locale.AM_ET:
+        answers = {fold(said): labels for said, labels in v.AMHARIC_ANSWERS.items()}
+        forms += answers.get(fold(" ".join(words)), ())
+    tree = ViewTree(screen.view_tree)
+    for form in forms:
+        found = find(tree, [form], prefer="clickable")
+        if found is not None and found.exact and found.certain and _takes_tap(tree, found.node):
+            return _plan(current, {"action_type": "TAP", "target_node_id": found.node.node_id})
+    return _declined(current, Decline.NOTHING_TO_DO)
+
+
+def _takes_tap(tree: ViewTree, node: ViewNode) -> bool:
+    branch = tree.branch(node.node_id)
+    return branch is not None and tree.receiver(branch) is not None
+
+
+def _open_on_screen(intent: Intent, screen: Screen, current: str, language: Locale) -> Plan | None:
+    """An "open X" where no granted app is X, and X is a control of the screen ("Open storage",
+    "open the Download folder"): that control, asked, since the user may have meant an app
+    this service may not open. Never a launcher's icon (see the module's docstring)."""
+    if not screen.granted or "launcher" in current:
+        return None
+    tree = ViewTree(screen.view_tree)
+    found = find(tree, _names(intent, language), prefer="clickable")
+    if found is None or not found.certain or not _takes_tap(tree, found.node):
+        return None
+    step = {"action_type": "TAP", "target_node_id": found.node.node_id}
+    return _plan(current, step, needs_confirmation=True)
+
+
+def _set(intent: Intent, tree: ViewTree, current: str) -> Plan:
+    """A "turn on X": a tap on X's switch, unless it already shows the state asked for (a tap
+    would undo it). Its control is the node labelled X, or a switch described as X (a quick
+    settings tile shows "Off" and is described "Airplane mode")."""
+    name = " ".join(intent.words)
+    found = find(tree, [name], prefer="clickable")
+    if found is None or not found.whole:
+        found = _described_switch(tree, name) or found
+    if found is None or not found.whole or not _takes_tap(tree, found.node):
+        return _declined(current, Decline.TARGET_NOT_ON_SCREEN)  # a look-alike is no switch
+    state = _switch_state(tree, found.node)
+    if state is not None and state == (intent.direction == "on"):
+        return _declined(current, Decline.NOTHING_TO_DO)  # already so
+    step = {"action_type": "TAP", "target_node_id": found.node.node_id}
+    return _plan(current, step, needs_confirmation=not found.certain)
+
+
+def _described_switch(tree: ViewTree, name: str) -> Found | None:
+    wanted = fold(name).split()
+    switches = [n for n in tree.values() if is_checkable(n) and "disabled" not in n.flags
+                and n.desc is not None and fold(n.desc).split() == wanted]  # fmt: skip
+    return Found(switches[0], certain=True, exact=True) if len(switches) == 1 else None
+
+
+def _switch_state(tree: ViewTree, node: ViewNode) -> bool | None:
+    """On or off, as the one switch or checkbox in what a tap on `node` acts on shows it; None
+    when it holds none, or several."""
+    branch = tree.branch(node.node_id)
+    receiver = tree.receiver(branch) if branch is not None else None
+    if receiver is None:
+        return None
+    inside = [b.node for b in tree.branches() if b.node is not None and is_checkable(b.node)
+              and (b.start == receiver.start or tree.contains(receiver, b))]  # fmt: skip
+    return "checked" in inside[0].flags if len(inside) == 1 else None
+
+
+def _call_control(tree: ViewTree) -> Found | None:
+    """The screen's one control whose label says call or dial ("Dial number", "Call contact");
+    None when there is none, or more than one."""
+    controls = [n for n in tree.values() if "disabled" not in n.flags
+                and says((label(n),), v.CALL_WORDS) and _takes_tap(tree, n)]  # fmt: skip
+    return Found(controls[0], certain=True) if len(controls) == 1 else None
+
+
 def _names(intent: Intent, language: Locale) -> list[str]:
     """How the words may name a label: as said, and in Amharic also without the object marker
     fused to the last word ("አበበን") and, for a call, the "to" fused to the first ("ለአበበ")."""
     words = list(intent.words)
     forms = [words]
+    if language is not Locale.AM_ET and len(words) > 1 and words[-1] in v.ENGLISH_PLACE_WORDS:
+        forms.append(words[:-1])  # "the news tab" is the tab "News"
     if language is Locale.AM_ET and words:
         firsts = [words[0]]
         if intent.action == "call":
@@ -211,6 +312,9 @@ def _delete(intent: Intent, tree: ViewTree, current: str, language: Locale) -> P
         return _plan(current, step, needs_confirmation=not named.certain)
     item = find(tree, items, prefer="clickable")
     control = row_control(tree, item.node) if item is not None and item.certain else None
+    if control is None and item is None and english and intent.words[0] in ("this", "that"):
+        # "delete this photo" on the photo's own page: what the page shows, as "delete it".
+        return _delete(Intent("delete", (), verb=intent.verb), tree, current, language)
     if control is None:
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)
     return _plan(current, {"action_type": "TAP", "target_node_id": control.node_id},

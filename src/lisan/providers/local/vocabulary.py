@@ -21,6 +21,29 @@ ENGLISH_VERBS = {
 }
 # "type ..." and "send ...": dictation, heard in a second pass (`recognizer.Recognizer.dictate`).
 DICTATION_VERBS = frozenset({"type", "send", "write"})
+# "turn on X", "switch X off", "enable X", "uncheck X": a switch or checkbox to set.
+ENGLISH_TURN = frozenset({"turn", "switch"})
+ENGLISH_SET_ON = frozenset({"enable", "activate", "check", "tick"})
+ENGLISH_SET_OFF = frozenset({"disable", "deactivate", "uncheck", "untick"})
+# "go to X", "switch to X", "change X": the tab, row or control X, tapped. ("show me X" stays
+# the planner's: it asks for what a screen shows, rarely for a control by its name.)
+ENGLISH_GO_TO = (("go", "to"), ("switch", "to"), ("change",))
+# What a place is called after its name ("the news tab", "the Download folder"): dropped when
+# the name alone is a control's label.
+ENGLISH_PLACE_WORDS = frozenset({"tab", "folder", "page", "screen", "section"})
+# A call to whoever the screen is about: "call this number", "call him".
+ENGLISH_CALL_THIS = frozenset({("this", "number"), ("him",), ("her",), ("them",), ("this",),
+                               ("it",), ("this", "contact"), ("the", "number")})  # fmt: skip
+# The words a call control's label says ("Dial number", "Call contact").
+CALL_WORDS = ("call", "dial")
+# Amharic answers to a dialog whose buttons are in English: said alone, they name the button.
+AMHARIC_ANSWERS = {
+    "አዎ": ("yes",),
+    "እሺ": ("ok", "okay"),
+    "አይ": ("no",),
+    "ፍቀድ": ("allow",),
+    "ከልክል": ("deny", "don't allow"),
+}
 ENGLISH_BACK = (("go", "back"), ("back",))
 ENGLISH_HOME = (("go", "home"), ("go", "to", "the", "home", "screen"))
 # Words said around a name that name nothing themselves ("tap the send button").
