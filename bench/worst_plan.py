@@ -45,6 +45,9 @@ a message field and a "Send" button), with the transcripts that make the rules w
   `delete from`: "delete the" and its first six words "from my" and a near word (the most
   ways the rules read what is to be deleted: with and without "the", "my" and "from ...");
 - `nothing`: "tap" and words no label comes near;
+- `bare words`: twelve near words and no verb (a whole label said alone is looked for, with
+  and without a closing "it"); `turn on`: "turn on" and ten near words (a switch looked for
+  by label and by description, and its state read);
 - `Amharic`: on the Ge'ez screen, near words and the verb ንካ (tap), and ሰርዝ (delete).
 
 Reported per case: the median CPU (process time) and wall time over `--repeat` runs, and the
@@ -484,6 +487,11 @@ SAYINGS: dict[str, Said] = {
         Locale.EN_US,
     ),
     "nothing": lambda summary: ("tap zqvw jjkx fffq", Locale.EN_US),
+    "bare words": lambda summary: (words_of(summary, RULES_MAX_WORDS), Locale.EN_US),
+    "turn on": lambda summary: (
+        f"turn on {words_of(summary, RULES_MAX_WORDS - 2)}",
+        Locale.EN_US,
+    ),
 }
 AMHARIC_SAYINGS: dict[str, Said] = {
     "Amharic tap": lambda summary: (f"{words_of(summary, 3)} ንካ", Locale.AM_ET),

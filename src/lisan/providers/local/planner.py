@@ -6,8 +6,7 @@ planner's: nothing here is trusted more.
 - The verb picks the action (`intents`): open an app, tap a label, call a name, send, delete,
   search, scroll, go back, go home, set a switch on or off (a tap, unless it already shows
   that state); "type ...", "send ..." and "type ... and send" are dictation. Words with no
-  verb that are a control's whole label ("Cancel") tap it; "open X" with no granted app X taps
-  the screen's control X, asked.
+  verb that are a control's whole label ("Cancel") tap it.
 - A spoken label, or a fixed verb's word ("send it" is a "send" button, ሰርዝ a ሰርዝ one), names
   a node when it is a whole word, or run of whole words, of the node's label, both folded by
   `core.text` (look-alike letters, invisible characters, camelCase): "send" names "Send" and
@@ -66,10 +65,7 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     if intent.action == "dictate":  # offline Amharic cannot transcribe free words
         return _declined(current, Decline.DICTATION_UNSUPPORTED)
     if intent.action == "open":
-        opened = _open(intent, apps, current, language)
-        if opened.get("reason") is Decline.APP_NOT_GRANTED and screen is not None:
-            return _open_on_screen(intent, screen, current, language) or opened
-        return opened
+        return _open(intent, apps, current, language)
     if intent.action == "home":
         return _plan(current, {"action_type": "HOME"})
     if screen is None or not screen.granted:  # every other action acts on that screen
@@ -133,20 +129,6 @@ def _bare_label(transcript: str, screen: Screen | None, current: str, language: 
 def _takes_tap(tree: ViewTree, node: ViewNode) -> bool:
     branch = tree.branch(node.node_id)
     return branch is not None and tree.receiver(branch) is not None
-
-
-def _open_on_screen(intent: Intent, screen: Screen, current: str, language: Locale) -> Plan | None:
-    """An "open X" where no granted app is X, and X is a control of the screen ("Open storage",
-    "open the Download folder"): that control, asked, since the user may have meant an app
-    this service may not open. Never a launcher's icon (see the module's docstring)."""
-    if not screen.granted or "launcher" in current:
-        return None
-    tree = ViewTree(screen.view_tree)
-    found = find(tree, _names(intent, language), prefer="clickable")
-    if found is None or not found.certain or not _takes_tap(tree, found.node):
-        return None
-    step = {"action_type": "TAP", "target_node_id": found.node.node_id}
-    return _plan(current, step, needs_confirmation=True)
 
 
 def _set(intent: Intent, tree: ViewTree, current: str) -> Plan:
