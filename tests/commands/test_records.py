@@ -15,6 +15,7 @@ import httpx
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from lisan.core.settings import Settings
+from lisan.providers.listing import screen_listing
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_END, SYSTEM_PROMPT
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
@@ -279,9 +280,9 @@ async def test_the_screen_goes_fenced_in_the_user_message_never_in_the_system_me
         assert lines.count(SCREEN_BEGIN) == lines.count(SCREEN_END) == 1
         fenced = lines[lines.index(SCREEN_BEGIN) + 1 : lines.index(SCREEN_END)]
         assert lines.index(SCREEN_END) == len(lines) - 1, "nothing follows the screen"
-        assert len(fenced) == len(tree.split("\n"))
+        assert len(fenced) == len(screen_listing(tree).lines)
         assert all(line.startswith("| ") for line in fenced)
-        assert '|   [n7] Button "Delete chat" {clickable}' in fenced
+        assert '| [n7] Button "Delete chat" {clickable}' in fenced
 
 
 async def test_a_reused_request_id_gets_a_fresh_server_id_and_overwrites_nothing(

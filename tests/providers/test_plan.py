@@ -7,7 +7,7 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.base import Expected, ProviderBadAnswer, Screen
-from lisan.providers.openai.planning import PLAN_SCHEMA
+from lisan.providers.openai.planning import PLAN_SCHEMA, PLAN_TOKENS, plan_schema
 from lisan.providers.prompts import SCREEN_BEGIN, SCREEN_END, SCREEN_LABEL, SYSTEM_PROMPT
 from lisan.testing.openai_script import DEFAULT_PLAN, Answer, chat_completion
 from lisan.testing.openai_server import FakeOpenAI
@@ -20,6 +20,16 @@ TREE = """\
   [n4] Button "Send" {clickable}
   [n5] RecyclerView {scrollable}
     [n6] TextView "Abebe" desc="Contact Abebe" {clickable}"""
+
+# TREE as the planner reads it: what one can act on, and the text no control holds.
+LISTING = [
+    '[n2] TextView "Chats"',
+    '[n3] EditText "Message" {editable}',
+    '[n4] Button "Send" {clickable}',
+    "[n5] RecyclerView {scrollable}",
+    '[n6] TextView "Abebe" desc="Contact Abebe" {clickable}',
+]
+LISTED = ["n3", "n4", "n5", "n6"]
 
 
 def _screen_block(user_message: str) -> list[str]:
@@ -39,7 +49,7 @@ async def test_request_asks_for_the_strict_plan_schema(
     assert request.body["model"] == "plan-model-x"
     assert request.body["response_format"] == {
         "type": "json_schema",
-        "json_schema": {"name": "action_plan", "strict": True, "schema": PLAN_SCHEMA},
+        "json_schema": {"name": "action_plan", "strict": True, "schema": plan_schema(LISTED)},
     }
     assert [m["role"] for m in request.messages] == ["system", "user"]
     assert request.messages[0]["content"] == SYSTEM_PROMPT
@@ -48,11 +58,17 @@ async def test_request_asks_for_the_strict_plan_schema(
 async def test_the_plan_request_is_bounded_and_repeatable(
     make_provider: MakeProvider, fake_openai: FakeOpenAI
 ) -> None:
-    """`temperature` 0 (the same plan for the same command) and a `max_tokens` bound
-    (LISAN_PLAN_MAX_TOKENS): a rambling model stops, and a server never works on for long."""
-    await make_provider(plan_max_tokens=900).plan("open telegram", Screen("", ""), Locale.EN_US, [])
+    """`temperature` 0 (the same plan for the same command) and a `max_tokens` bound sized
+    from the command: room for a plan and a payload as long as what was said, so a rambling
+    model stops within seconds, never past LISAN_PLAN_MAX_TOKENS."""
+    provider = make_provider(plan_max_tokens=900)
+    await provider.plan("open telegram", Screen("", ""), Locale.EN_US, [])
     body = fake_openai.completions.last.body
-    assert (body["temperature"], body["max_tokens"]) == (0, 900)
+    assert (body["temperature"], body["max_tokens"]) == (0, PLAN_TOKENS + len("open telegram"))
+
+    dictation = "ሰላም " * 200  # 800 characters, 2,600 bytes
+    await provider.plan(dictation, Screen("", ""), Locale.AM_ET, [])
+    assert fake_openai.completions.last.body["max_tokens"] == 900
 
 
 @pytest.mark.parametrize(
@@ -61,10 +77,10 @@ async def test_the_plan_request_is_bounded_and_repeatable(
         (
             "json_schema",
             {"type": "json_schema", "json_schema": {"name": "action_plan", "strict": True,
-                                                    "schema": PLAN_SCHEMA}},
+                                                    "schema": plan_schema([])}},
             False,
         ),
-        ("json_object", {"type": "json_object", "schema": PLAN_SCHEMA}, False),
+        ("json_object", {"type": "json_object", "schema": plan_schema([])}, False),
         ("prompt", None, True),
     ],
 )  # fmt: skip
@@ -83,7 +99,7 @@ async def test_the_plan_format_setting_asks_for_json_as_each_server_takes_it(
     assert request.body.get("response_format") == response_format
     system = request.messages[0]["content"]
     assert system.startswith(SYSTEM_PROMPT)
-    assert ('"needs_confirmation"' in system) is schema_in_prompt
+    assert ('"additionalProperties"' in system) is schema_in_prompt
 
 
 async def test_a_plan_written_as_a_fenced_block_is_read(
@@ -131,7 +147,7 @@ async def test_user_message_holds_the_command_and_the_fenced_labelled_screen(
     assert '"org.telegram.messenger"' in user
     lines = user.split("\n")
     assert lines[lines.index(SCREEN_BEGIN) - 1] == SCREEN_LABEL
-    assert _screen_block(user) == ["| " + line for line in TREE.split("\n")]
+    assert _screen_block(user) == ["| " + line for line in LISTING]
 
 
 async def test_the_screen_is_never_in_the_system_message(

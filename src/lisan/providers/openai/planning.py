@@ -2,13 +2,14 @@
 back out of the chat completion.
 
 The request is bounded and repeatable: `temperature` 0 (a server's default, 0.8 on
-llama-cpp-python, made plans differ from one try to the next) and `max_tokens` (a small model
-rambled inside the JSON grammar for hundreds of tokens, and servers keep generating for a
-client that left). LISAN_PLAN_MAX_TOKENS, 1536 by default, fits the largest plan the rules
-accept in practice: 20 steps of about 40 tokens each, plus a payload typing a whole 15 s
-dictation. How the JSON is asked for is LISAN_OPENAI_PLAN_FORMAT (`PlanFormat`): servers
+llama-cpp-python, made plans differ from one try to the next) and `max_tokens` sized from the
+command (`plan_tokens`): a small model rambled inside the JSON grammar for hundreds of tokens
+(846 on a real messaging screen, two minutes on this machine), and servers keep generating for a
+client that left. How the JSON is asked for is LISAN_OPENAI_PLAN_FORMAT (`PlanFormat`): servers
 differ, and one that refuses a form answers every command with an error (`errors`: a
-configuration error, not an outage)."""
+configuration error, not an outage). With a schema, a step's target is one of the ids the
+listing shows (`plan_schema`): the model cannot name a node that is not there, nor a layout
+node that takes no input."""
 
 from __future__ import annotations
 
@@ -49,14 +50,47 @@ PLAN_SCHEMA: dict[str, Any] = {
     "required": ["package_name", "steps", "needs_confirmation", "speech_response_text"],
     "additionalProperties": False,
 }
-_RESPONSE_FORMATS: dict[PlanFormat, dict[str, Any] | None] = {
-    PlanFormat.JSON_SCHEMA: {
-        "type": "json_schema",
-        "json_schema": {"name": "action_plan", "strict": True, "schema": PLAN_SCHEMA},
-    },
-    PlanFormat.JSON_OBJECT: {"type": "json_object", "schema": PLAN_SCHEMA},
-    PlanFormat.PROMPT: None,
-}
+# OpenAI's strict schemas take at most 500 enum values in all (its structured-outputs limits);
+# a screen listing more controls than this names its targets as any string, which the plan
+# rules check as they check every id.
+MAX_TARGET_IDS = 400
+# A plan, as the worked examples write it, is about 50 tokens for one step and 25 for each
+# step more; measured on the real 1.5B model the plans' median was 48 tokens and the longest 76
+# (an indented plan: 78 and 269). 256 holds eight steps. A payload copies the transcript at
+# most, and a token is at least one byte of it.
+PLAN_TOKENS = 256
+
+
+def plan_tokens(transcript: str, ceiling: int) -> int:
+    """The request's `max_tokens`: room for the plan and a payload as long as what was said,
+    never past LISAN_PLAN_MAX_TOKENS."""
+    return min(ceiling, PLAN_TOKENS + len(transcript.encode()))
+
+
+def plan_schema(target_ids: list[str]) -> dict[str, Any]:
+    """PLAN_SCHEMA with each step's target one of `target_ids`, or null."""
+    if len(target_ids) > MAX_TARGET_IDS:
+        return PLAN_SCHEMA
+    step = PLAN_SCHEMA["properties"]["steps"]["items"]
+    target = {"type": ["string", "null"], "enum": [*target_ids, None]}
+    steps = {
+        **PLAN_SCHEMA["properties"]["steps"],
+        "items": {**step, "properties": {**step["properties"], "target_node_id": target}},
+    }
+    return {**PLAN_SCHEMA, "properties": {**PLAN_SCHEMA["properties"], "steps": steps}}
+
+
+def _response_format(form: PlanFormat, schema: dict[str, Any]) -> dict[str, Any] | None:
+    if form is PlanFormat.JSON_SCHEMA:
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": "action_plan", "strict": True, "schema": schema},
+        }
+    if form is PlanFormat.JSON_OBJECT:
+        return {"type": "json_object", "schema": schema}
+    return None
+
+
 _SCHEMA_IN_PROMPT = (
     "\n\nAnswer with one JSON object and nothing else, matching this JSON schema:\n"
     + orjson.dumps(PLAN_SCHEMA).decode()
@@ -73,21 +107,19 @@ def plan_request(
     max_tokens: int = 1536,
 ) -> bytes:
     """The chat completion request, as JSON. The user's apps are not in it: the remote planner
-    is not told which apps the user has."""
+    is not told which apps the user has. `max_tokens` is the ceiling (LISAN_PLAN_MAX_TOKENS)."""
     system = SYSTEM_PROMPT + (_SCHEMA_IN_PROMPT if form is PlanFormat.PROMPT else "")
+    message, listing = user_message(transcript, screen, language)
     body: dict[str, Any] = {
         "model": model,
         "messages": [
             {"role": "system", "content": system},
-            {
-                "role": "user",
-                "content": user_message(transcript, screen, language),
-            },
+            {"role": "user", "content": message},
         ],
         "temperature": 0,
-        "max_tokens": max_tokens,
+        "max_tokens": plan_tokens(transcript, max_tokens),
     }
-    response_format = _RESPONSE_FORMATS[form]
+    response_format = _response_format(form, plan_schema(listing.ids))
     if response_format is not None:
         body["response_format"] = response_format
     return orjson.dumps(body)  # httpx's json= would use the slower stdlib json
