@@ -652,3 +652,66 @@ def test_delete_this_thing_on_its_own_page_taps_the_delete_control_and_asks() ->
 @pytest.mark.parametrize("transcript", ["Go to my latest news", "Turn on the newsletter"])
 def test_a_place_or_switch_that_only_looks_like_a_label_is_declined(transcript: str) -> None:
     _declined(_plan(transcript, PLACES), "target_not_on_screen")
+
+
+# --- Amharic: an English label said as it sounds, in Ge'ez letters ---------------------------
+
+LATIN_LABELS = """[n1] FrameLayout
+  [n2] Button "System" {clickable}
+  [n3] Button "NOTIFY ME" {clickable}
+  [n4] View desc="Images" {clickable}
+    [n5] TextView "Images"
+  [n6] TextView "Discover" {clickable}
+  [n7] Switch "Off" desc="Battery Saver" {clickable}
+  [n8] Button "Sync" {clickable}
+  [n9] Button "Sink" {clickable}"""
+
+
+@pytest.mark.parametrize(
+    ("transcript", "node"),
+    [
+        ("ሲስተም ንካ", "n2"),
+        ("ኖቲፋይ ሚ ንካ", "n3"),
+        ("ኢሜጅስ ንካ", "n4"),  # the text's control: the node a tap on it reaches
+        ("ዲስከቨርን ጫኑ", "n6"),  # with the object marker, said to several
+        ("ባትሪ ሴቨር አብራ", "n7"),  # a switch by its description, turned on
+    ],
+)
+def test_an_english_label_said_as_it_sounds_in_geez_is_found_and_always_asked(
+    transcript: str, node: str
+) -> None:
+    raw = _plan(transcript, LATIN_LABELS, AM)
+    assert _steps(raw) == [("TAP", node, None, False)]
+    assert _answer(raw, LATIN_LABELS) == "CONFIRMATION_REQUIRED"
+
+
+def test_turning_on_a_switch_found_by_sound_that_is_already_on_does_nothing() -> None:
+    tree = LATIN_LABELS.replace('"Off" desc="Battery Saver" {clickable}',
+                                '"On" desc="Battery Saver" {clickable,checked}')  # fmt: skip
+    _declined(_plan("ባትሪ ሴቨር አብራ", tree, AM), "nothing_to_do")
+
+
+@pytest.mark.parametrize("transcript", ["ሰባት ንካ", "ሲስተር ንካ", "ሚ ንካ"])
+def test_amharic_words_that_sound_like_no_label_on_the_screen_are_declined(
+    transcript: str,
+) -> None:
+    """Seven (ሰባት) sounds like nothing there, "sister" is a consonant away from "System", and a
+    lone "mi" is too short to name anything by sound."""
+    _declined(_plan(transcript, LATIN_LABELS, AM), "target_not_on_screen")
+
+
+def test_a_sound_that_two_controls_both_match_is_declined_not_chosen() -> None:
+    """Both "Sync" and "Sink" sound like ሲንክ: the rules name neither."""
+    _declined(_plan("ሲንክ ንካ", LATIN_LABELS, AM), "target_not_on_screen")
+
+
+def test_a_label_in_geez_letters_is_still_matched_by_its_letters_before_its_sound() -> None:
+    tree = LATIN_LABELS + '\n  [n10] Button "ሲስተም" {clickable}'
+    raw = _plan("ሲስተም ንካ", tree, AM)
+    assert _steps(raw) == [("TAP", "n10", None, False)]
+    assert _answer(raw, tree) == "ACCEPTED"
+
+
+def test_open_in_amharic_stays_an_apps_name_even_when_a_label_sounds_like_it() -> None:
+    """With no granted app of that name, "ሲስተም ክፈት" is declined, as "Open System." is."""
+    _declined(_plan("ሲስተም ክፈት", LATIN_LABELS, AM), "app_not_granted")

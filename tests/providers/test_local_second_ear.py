@@ -12,7 +12,8 @@ import pytest
 
 from lisan.core.locale import Locale
 from lisan.providers.local.grammar import Slots
-from lisan.providers.local.hearing import candidates, judge, said_in_latin
+from lisan.providers.local.hearing import candidates, judge
+from lisan.providers.local.sounds import said_in_latin
 from lisan.providers.local.whisper import weights
 from lisan.providers.local.whisper.features import N_MELS, log_mel
 from lisan.providers.local.whisper.scorer import Scored, Scorer

@@ -22,12 +22,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from anyascii import anyascii
 
 from lisan.core.locale import Locale
 from lisan.providers.local import vocabulary as v
 from lisan.providers.local.grammar import Slots
 from lisan.providers.local.planner import Intent, intent_of
+from lisan.providers.local.sounds import said_in_latin
 from lisan.providers.local.whisper.scorer import Scored, Scorer
 from lisan.screen.actions import SCROLL_DIRECTIONS
 
@@ -128,28 +128,6 @@ def _shape(decoded: str, named: tuple[str, ...]) -> str | None:
 
 def _spoken(text: str, language: Locale) -> str:
     return said_in_latin(text) if language is Locale.AM_ET else text
-
-
-_SIXTH_ORDER = 5  # a Ge'ez row's sixth form: the consonant with no vowel of its own, or ɨ
-
-
-def said_in_latin(text: str) -> str:
-    """Amharic as an English reader would say it, for an English-only model to hear: each
-    syllable transliterated (anyascii), a sixth-order consonant followed by "i" inside a word as
-    it is spoken (ክፈት is kɨfət, "kifet", not "kfet"; ሸብልል "shebilil"), ejective marks dropped
-    (ቅ is "k", not "k'")."""
-    words = []
-    for word in text.split():
-        sounds = []
-        for index, char in enumerate(word):
-            latin = anyascii(char).lower().replace("'", "")
-            code = ord(char)
-            inside = index < len(word) - 1
-            if 0x1200 <= code <= 0x135A and code % 8 == _SIXTH_ORDER and inside and latin:
-                latin += "i"
-            sounds.append(latin)
-        words.append("".join(sounds))
-    return " ".join(w for w in words if w)
 
 
 def _interleave(named: list[Candidate]) -> list[Candidate]:

@@ -16,10 +16,10 @@ verb last). The planner (`planner`) turns an intent into steps on the screen; th
   "the message"); "type X", "write X"; "send X", "type X and send" (type, then send).
 - Amharic: the grammar's commands, with each verb also in its forms to a woman, to several and
   of respect (`vocabulary.AMHARIC_FORMS`); "X ፈልግ" (search); "X ሰርዝ", "X አጥፋ" (delete);
-  "ላከው", "መልእክቱን ላክ" (send it); "X ጻፍ", "X ብለህ ጻፍ" (type X); "X ብለህ ላክ", "X ጻፍና ላክ"
-  (type X and send). A bare "ጻፍ" is the offline recogniser's word for a dictation it heard
-  but cannot transcribe (`dictate`). "X ላክ" alone is read as nothing: "send X" might mean the
-  text X or the thing X.
+  "X አብራ" (turn on); "ላከው", "መልእክቱን ላክ" (send it); "X ጻፍ", "X ብለህ ጻፍ" (type X);
+  "X ብለህ ላክ", "X ጻፍና ላክ" (type X and send). A bare "ጻፍ" is the offline recogniser's word
+  for a dictation it heard but cannot transcribe (`dictate`). "X ላክ" alone is read as
+  nothing: "send X" might mean the text X or the thing X.
 """
 
 from __future__ import annotations
@@ -243,6 +243,8 @@ def _amharic(said: _Said) -> Intent | None:
         return Intent("open", rest.bare)
     if kind == "tap":
         return Intent("tap", rest.bare)
+    if kind == "on":
+        return Intent("set", rest.bare, direction="on")
     if kind == "call":
         name = rest.without(frozenset({_TO}))
         if len(name) > 1 and name.keys[-1] == _PHONE:

@@ -13,6 +13,10 @@ planner's: nothing here is trusted more.
   "Send message", never "Unsend" or "Sent". A label that equals what was said beats one that
   holds it among other words; nodes the action fits (clickable for a tap) win a tie. In Amharic
   a name may carry its object marker or "to" ("አበበን", "ለአበበ"): it is also read without.
+- In Amharic, an English label may be said as it sounds, in Ge'ez letters ("ሲስተም" for
+  "System"): a tap or a "turn on" whose words name no label in letters names the one control
+  whose English label (or, for a switch, description) sounds like them (`sounds`), always
+  asked; when the labels that sound so belong to two controls, it is declined.
 - Anything less certain is a question, never an act: the plan names its best guess and asks
   (`needs_confirmation`, so the answer is CONFIRMATION_REQUIRED) when the only nodes left merely
   look like what was said (rapidfuzz, "Delegate" for "delete"), or when two nodes with
@@ -38,7 +42,7 @@ planner's: nothing here is trusted more.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from lisan.core.locale import Locale
@@ -48,6 +52,7 @@ from lisan.providers.local import vocabulary as v
 from lisan.providers.local.intents import Intent, bare_words, intent_of
 from lisan.providers.local.labels import Found, find, says
 from lisan.providers.local.rows import row_control
+from lisan.providers.local.sounds import by_sound
 from lisan.screen.nodes import ViewNode, is_checkable, label
 from lisan.screen.packages import GENERIC_SEGMENTS, is_package_name, names_package
 from lisan.screen.viewtree import ViewTree
@@ -87,9 +92,11 @@ def plan(transcript: str, screen: Screen | None, language: Locale, apps: Sequenc
     if intent.action == "delete":
         return _delete(intent, tree, current, language)
     if intent.action == "set":
-        return _set(intent, tree, current)
+        return _set(intent, tree, current, language)
     spoken = v.SEND_LABELS if intent.action == "send" else _names(intent, language)
     found = find(tree, spoken, prefer="clickable")
+    if found is None and intent.action == "tap" and language is Locale.AM_ET:
+        found = _sounded(tree, _names(intent, language))
     if intent.action == "call" and (
         intent.words in v.ENGLISH_CALL_THIS
         or (found is not None and found.whole and not _takes_tap(tree, found.node))
@@ -131,14 +138,17 @@ def _takes_tap(tree: ViewTree, node: ViewNode) -> bool:
     return branch is not None and tree.receiver(branch) is not None
 
 
-def _set(intent: Intent, tree: ViewTree, current: str) -> Plan:
+def _set(intent: Intent, tree: ViewTree, current: str, language: Locale) -> Plan:
     """A "turn on X": a tap on X's switch, unless it already shows the state asked for (a tap
     would undo it). Its control is the node labelled X, or a switch described as X (a quick
-    settings tile shows "Off" and is described "Airplane mode")."""
+    settings tile shows "Off" and is described "Airplane mode"); in Amharic, also one whose
+    English label or description sounds like X (asked)."""
     name = " ".join(intent.words)
     found = find(tree, [name], prefer="clickable")
     if found is None or not found.whole:
         found = _described_switch(tree, name) or found
+    if (found is None or not found.whole) and language is Locale.AM_ET:
+        found = _sounded(tree, [name], texts=lambda node: (label(node), node.desc)) or found
     if found is None or not found.whole or not _takes_tap(tree, found.node):
         return _declined(current, Decline.TARGET_NOT_ON_SCREEN)  # a look-alike is no switch
     state = _switch_state(tree, found.node)
@@ -146,6 +156,18 @@ def _set(intent: Intent, tree: ViewTree, current: str) -> Plan:
         return _declined(current, Decline.NOTHING_TO_DO)  # already so
     step = {"action_type": "TAP", "target_node_id": found.node.node_id}
     return _plan(current, step, needs_confirmation=not found.certain)
+
+
+def _sounded(
+    tree: ViewTree,
+    names: Sequence[str],
+    *,
+    texts: Callable[[ViewNode], Iterable[str | None]] = lambda node: (label(node),),
+) -> Found | None:
+    """The one control whose English label sounds like one of the Amharic `names`
+    (`sounds.by_sound`): whole, as a switch must be, but never certain, so it is asked."""
+    node = by_sound(tree, [name.split() for name in names], texts=texts)
+    return Found(node, certain=False) if node is not None else None
 
 
 def _described_switch(tree: ViewTree, name: str) -> Found | None:
