@@ -48,7 +48,9 @@ a message field and a "Send" button), with the transcripts that make the rules w
 - `bare words`: twelve near words and no verb (a whole label said alone is looked for, with
   and without a closing "it"); `turn on`: "turn on" and ten near words (a switch looked for
   by label and by description, and its state read);
-- `Amharic`: on the Ge'ez screen, near words and the verb ንካ (tap), and ሰርዝ (delete).
+- `Amharic`: on the Ge'ez screen, near words and the verb ንካ (tap), and ሰርዝ (delete);
+  `Amharic by sound`, `Amharic turn on`: on every screen, eleven Ge'ez words of English sounds
+  and ንካ (tap) or አብራ (turn on): each label of the screen compared by sound, twice.
 
 Reported per case: the median CPU (process time) and wall time over `--repeat` runs, and the
 answer (status and reason, or the rules' plan: steps and whether asked). The goal is under 50
@@ -493,6 +495,14 @@ SAYINGS: dict[str, Said] = {
         Locale.EN_US,
     ),
 }
+# English labels said as they sound, in Ge'ez letters, on any screen: the screen's labels are
+# Latin, so no Ge'ez word names one in letters and each is compared by sound (`sounds`); the
+# last word carries the object marker, so two forms are looked for.
+SOUNDED = "ሜሴጅ ፕሪቪው ኩዋይት ሎንግ ቱ ሪድ ቻት ፋይቭ ሀንድሬድ ሴቨን ዋኖችን"
+SOUNDED_SAYINGS: dict[str, Said] = {
+    "Amharic by sound": lambda summary: (f"{SOUNDED} ንካ", Locale.AM_ET),
+    "Amharic turn on": lambda summary: (f"{SOUNDED} አብራ", Locale.AM_ET),
+}
 AMHARIC_SAYINGS: dict[str, Said] = {
     "Amharic tap": lambda summary: (f"{words_of(summary, 3)} ንካ", Locale.AM_ET),
     "Amharic delete": lambda summary: (f"{shown(summary)} ሰርዝ", Locale.AM_ET),
@@ -556,7 +566,8 @@ def main() -> None:
         print(f"  {name:<17} {shape:<28} CPU {cpu_ms:7.1f} ms  {'':18}  logged ({kind})")
     print("the rules planner under local first (commands.rules_first.rules_plan)")
     for screen in RULES_SCREENS:
-        sayings = {**SAYINGS, **(AMHARIC_SAYINGS if screen is geez_screen else {})}
+        sayings = {**SAYINGS, **SOUNDED_SAYINGS,
+                   **(AMHARIC_SAYINGS if screen is geez_screen else {})}  # fmt: skip
         for name, said in sayings.items():
             named = f"rules {screen.__name__.removesuffix('_screen')} {name}"
             if named in args.skip:
