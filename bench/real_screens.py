@@ -7,7 +7,7 @@ Every labelled tap of `bench/data/real_taps.tsv` (a screen id, a node id, the la
 would say, harmless or consequential, and why) becomes the one-step plan
 `{"package_name": app, "steps": [{"action_type": "TAP", "target_node_id": id,
 "is_destructive": false}]}` on its screen, run through `rules.validate_plan` (the app granted
-and in front) and then `naming.ask_unnamed_taps` with the transcript "tap <label>". A
+and in front) and then `naming.ask_unnamed_steps` with the transcript "tap <label>". A
 consequential tap must be asked; a harmless one should not be: the goal is at most 15%
 of harmless taps asked, with none of the consequential ones accepted. Reported with the rules
 alone and with the naming step, with every asked harmless label and every refusal by reason.
@@ -41,7 +41,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bench.kit.captures import Screen, load_screens
-from lisan.plans.naming import ask_unnamed_taps
+from lisan.plans.naming import ask_unnamed_steps
 from lisan.plans.rules import validate_plan
 from lisan.plans.safe import PlanRejected, SafePlan
 from lisan.screen.nodes import parse_view_tree
@@ -107,7 +107,7 @@ def judge(tap: Tap, screen: Screen) -> Outcome:
     except PlanRejected as rejected:
         refused = f"refused: {rejected.reason}"
         return Outcome(tap.screen_id, tap.node_id, tap.label, tap.decision, refused, refused)
-    named = ask_unnamed_taps(plan, tree, f"tap {tap.label}")
+    named = ask_unnamed_steps(plan, tree, f"tap {tap.label}")
     return Outcome(
         tap.screen_id, tap.node_id, tap.label, tap.decision, verdict(plan), verdict(named)
     )

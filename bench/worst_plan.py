@@ -73,7 +73,7 @@ from lisan.commands.rules_first import RULES_MAX_WORDS, rules_plan
 from lisan.commands.schemas import CommandStatus
 from lisan.core.locale import Locale
 from lisan.phrases.schemas import PhraseKey
-from lisan.plans.naming import ask_unnamed_taps
+from lisan.plans.naming import ask_unnamed_steps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected
 from lisan.providers.base import ProviderBadAnswer
@@ -189,7 +189,7 @@ def check(attack: Attack, summary: str) -> str:
             command_id, CommandStatus.REJECTED, rejected.reason, PhraseKey.ERR_REJECTED
         )
     else:
-        safe = ask_unnamed_taps(safe, tree, transcript)
+        safe = ask_unnamed_steps(safe, tree, transcript)
         response = answer(command_id, safe, tree, locale=Locale.EN_US, transcript_confident=True)
     response.to_json()
     return f"{response.status.value} {response.reprompt_reason or ''}".strip()

@@ -133,6 +133,7 @@ async def test_open_app_naming_a_granted_package_is_accepted(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
     fake_openai.completions.then(Answer.plan(plan(step("OPEN_APP", None, GMAIL), package=GMAIL)))
+    say(fake_openai, "open google mail")
     body = await run_one(settings_factory, fake_openai, packages=(TELEGRAM, GMAIL))
     assert body["status"] == "ACCEPTED"
 
@@ -375,7 +376,8 @@ async def test_twenty_steps_are_accepted(
     """A plan of twenty steps that stay on the screen sent (scrolls) is ACCEPTED: the bound is
     twenty. (Twenty taps are not: after a tap that may navigate, the later ones are asked.)"""
     fake_openai.completions.then(Answer.plan(plan(*[step("SCROLL", None, "down")] * 20)))
-    body = await run_one(settings_factory, fake_openai)
+    say(fake_openai, "scroll all the way down")
+    body = await run_one(settings_factory, fake_openai, plan_local_first=False)
     assert body["status"] == "ACCEPTED"
     assert len(body["action_plan"]["steps"]) == 20
 
@@ -506,6 +508,7 @@ async def test_the_rules_run_before_the_record_opens_its_write_transaction(
         monkeypatch.setattr(pipeline, "validate_plan", watched)
         device = await ready_device(client)
         fake_openai.completions.then(Answer.plan(plan(step("SCROLL", None, "down"))))
+        say(fake_openai, "scroll down")
         body = (await command(client, device, command_body())).json()
     assert body["status"] == "ACCEPTED"
     assert held == [0]

@@ -1,5 +1,7 @@
-"""A remote planner's TAP runs only when the transcript names what it taps: the service reads
-the transcript's words against what the node shows, and asks about a tap they do not name."""
+"""A remote planner's step runs only when the transcript names it: the service reads the
+transcript's words against what a tapped node shows, and against what another step does (the
+words that say going back, home or scrolling; the text typed; the app opened), and asks about
+a step they do not name."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from rapidfuzz import fuzz
 
 from lisan.core.settings import Settings
 from lisan.core.text import COMMAND_WORDS, FUNCTION_WORDS, consonants
-from lisan.plans.naming import MAX_SHOWN_CHARS, NEAR_FROM_CHARS, NEAR_SPELLING, ask_unnamed_taps
+from lisan.plans.naming import MAX_SHOWN_CHARS, NEAR_FROM_CHARS, NEAR_SPELLING, ask_unnamed_steps
 from lisan.plans.safe import SafePlan, SafeStep
 from lisan.screen.viewtree import ViewTree
 from lisan.testing.openai_script import Answer
@@ -45,7 +47,7 @@ SCREEN = """[n1] FrameLayout
 
 def _asked(node: str, transcript: str) -> bool:
     plan = SafePlan(TELEGRAM, (SafeStep("TAP", node, None, False),), False)
-    (step,) = ask_unnamed_taps(plan, ViewTree(SCREEN), transcript).steps
+    (step,) = ask_unnamed_steps(plan, ViewTree(SCREEN), transcript).steps
     return step.asked
 
 
@@ -98,6 +100,67 @@ async def test_through_the_route_an_unnamed_tap_is_asked_by_name_and_a_named_one
     assert unnamed["action_plan"]["steps"][0]["is_destructive"] is False
 
 
+def _step_asked(action: str, payload: str | None, transcript: str) -> bool:
+    plan = SafePlan(TELEGRAM, (SafeStep(action, None, payload, False),), False)
+    (step,) = ask_unnamed_steps(plan, ViewTree(SCREEN), transcript).steps
+    return step.asked
+
+
+@pytest.mark.parametrize(
+    ("action", "payload", "transcript"),
+    [
+        ("BACK", None, "go back"),
+        ("BACK", None, "ወደ ኋላ ተመለስ"),
+        ("HOME", None, "take me home"),
+        ("HOME", None, "ወደ መነሻ ገጽ ሂድ"),
+        ("SCROLL", "down", "show me more"),
+        ("SCROLL", "up", "ወደ ላይ ሸብልል"),
+        ("TEXT_INPUT", "hello there", "type hello there"),
+        ("TEXT_INPUT", "ሰላም እንዴት ነህ", "ሰላም እንዴት ነህ ብለህ ጻፍ"),
+        ("TEXT_INPUT", "20", "change the day to 20"),
+        ("OPEN_APP", "Telegram", "open telegram"),
+    ],
+)
+def test_a_step_without_a_node_that_the_transcript_says_is_not_asked(
+    action: str, payload: str | None, transcript: str
+) -> None:
+    assert not _step_asked(action, payload, transcript)
+
+
+@pytest.mark.parametrize(
+    ("action", "payload", "transcript"),
+    [
+        ("BACK", None, "delete this contact"),  # a model that did not understand went back
+        ("HOME", None, "go back"),
+        ("SCROLL", "down", "who did I call yesterday"),
+        ("TEXT_INPUT", "pizza near me", "search for pizza"),  # words the user never said
+        ("TEXT_INPUT", "", "clear the address bar"),  # what it types says nothing
+        ("OPEN_APP", "Chrome", "open my profile"),
+    ],
+)
+def test_a_step_without_a_node_that_the_transcript_does_not_say_is_asked(
+    action: str, payload: str | None, transcript: str
+) -> None:
+    assert _step_asked(action, payload, transcript)
+
+
+async def test_through_the_route_a_back_the_user_did_not_ask_for_is_asked(
+    settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
+) -> None:
+    """A small model answered commands it did not understand with BACK: the phone asks."""
+    fake_openai.completions.default = Answer.plan(sent.plan(sent.step("BACK", None)))
+    bodies = []
+    async with app_with(settings_factory, fake_openai.base_url, plan_local_first=False) as client:
+        device = await ready_device(client, TELEGRAM)
+        for transcript in ("go back", "delete this contact"):
+            say(fake_openai, transcript)
+            response = await command(client, device, command_body(tree=SCREEN))
+            bodies.append(response.json())
+    said, unsaid = bodies
+    assert said["status"] == "ACCEPTED"
+    assert unsaid["status"] == "CONFIRMATION_REQUIRED"
+
+
 # What one word shown and one word heard must be for the tap to be named, pair by pair: the
 # rule as the module's docstring states it. The check itself never compares pair by pair.
 def same_word(shown: str, said: str) -> bool:
@@ -129,7 +192,7 @@ def test_a_tap_is_named_when_some_word_shown_and_some_word_heard_are_the_same(
     label = (label - COMMAND_WORDS) or label
     named = any(same_word(w, said) for w in label for said in set(heard) - FUNCTION_WORDS)
     plan = SafePlan(TELEGRAM, (SafeStep("TAP", "n1", None, False),), False)
-    (step,) = ask_unnamed_taps(plan, tree, " ".join(heard)).steps
+    (step,) = ask_unnamed_steps(plan, tree, " ".join(heard)).steps
     assert step.asked is not named
 
 
@@ -143,7 +206,7 @@ def test_a_node_is_named_by_what_it_shows_first() -> None:
     )
     plan = SafePlan(TELEGRAM, (SafeStep("TAP", "n2", None, False),), False)
     for transcript, asked in (("open album", False), ("open holidays", True)):
-        (step,) = ask_unnamed_taps(plan, tree, transcript).steps
+        (step,) = ask_unnamed_steps(plan, tree, transcript).steps
         assert step.asked is asked
 
 
@@ -158,6 +221,6 @@ def test_a_long_transcript_over_a_wordy_screen_is_checked_in_linear_time(
         tree = ViewTree(SCREENS[screen_shape](SCREEN_CHARS, salt))
         plan = SafePlan(TELEGRAM, (SafeStep("TAP", TARGET, None, False),), False)
         transcript = heard(heard_shape, TRANSCRIPT_CHARS, salt)
-        return lambda: ask_unnamed_taps(plan, tree, transcript)
+        return lambda: ask_unnamed_steps(plan, tree, transcript)
 
     assert least_cpu_ms(prepare) < NAMING_CPU_BOUND_MS

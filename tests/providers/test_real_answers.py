@@ -21,7 +21,7 @@ from lisan.providers.openai.segments import segment_confidence, segments_from
 from lisan.providers.openai.transcription import transcript_from
 from lisan.testing.openai_script import Answer
 from lisan.testing.openai_server import FakeOpenAI
-from tests.fixtures.commands import app_with, command, command_body
+from tests.fixtures.commands import app_with, command, command_body, plan, step
 from tests.fixtures.devices import ready_device
 from tests.fixtures.provider import PCM, MakeProvider
 
@@ -167,6 +167,7 @@ async def test_a_doubtful_real_answer_is_reprompted_and_never_planned(
 async def test_a_confident_real_answer_in_the_language_asked_is_planned(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI, name: str
 ) -> None:
+    fake_openai.completions.then(Answer.plan(plan(step("SCROLL", None, "up"))))  # "up."
     status, body = await run(settings_factory, fake_openai, replay(name), "en-US")
     assert status == 200
     assert body["status"] == "ACCEPTED"

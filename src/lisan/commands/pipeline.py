@@ -51,7 +51,7 @@ from lisan.db.handle import Db
 from lisan.db.resources import Resources
 from lisan.grants import service as grants
 from lisan.phrases.schemas import PhraseKey
-from lisan.plans.naming import ask_unnamed_taps
+from lisan.plans.naming import ask_unnamed_steps
 from lisan.plans.rules import required_packages, validate_plan
 from lisan.plans.safe import PlanRejected, SafePlan
 from lisan.providers.base import Expected, ProviderCall, VoiceProvider
@@ -305,7 +305,7 @@ def checked_plan(
 ) -> SafePlan | str:
     """The plan rules' verdict on a planner's answer: the checked plan, or why it is refused
     (the planner's own decline, or the rule it broke). A remote planner's unnamed taps are
-    asked (`ask_unnamed_taps`); the rules' own plans name what they tap. Pure, so what
+    asked (`ask_unnamed_steps`); the rules' own plans name what they tap. Pure, so what
     measures the rules on real screens (bench.real_commands) runs this very code."""
     reason = declined(raw_plan)
     if reason is not None:
@@ -315,5 +315,5 @@ def checked_plan(
     except PlanRejected as rejected:
         return rejected.reason
     if planned_remotely:
-        safe = ask_unnamed_taps(safe, tree, transcript)
+        safe = ask_unnamed_steps(safe, tree, transcript)
     return safe
