@@ -111,6 +111,7 @@ def _step_asked(action: str, payload: str | None, transcript: str) -> bool:
     [
         ("BACK", None, "go back"),
         ("BACK", None, "ወደ ኋላ ተመለስ"),
+        ("BACK", None, "ተመለሱ"),  # the verb, said to many
         ("HOME", None, "take me home"),
         ("HOME", None, "ወደ መነሻ ገጽ ሂድ"),
         ("SCROLL", "down", "show me more"),
@@ -131,6 +132,8 @@ def test_a_step_without_a_node_that_the_transcript_says_is_not_asked(
     ("action", "payload", "transcript"),
     [
         ("BACK", None, "delete this contact"),  # a model that did not understand went back
+        ("BACK", None, "turn off the 7 am alarm"),  # "turn": a near spelling of "return"
+        ("SCROLL", "left", "አጋራ"),  # "share": the consonants of ግራ, "left"
         ("HOME", None, "go back"),
         ("SCROLL", "down", "who did I call yesterday"),
         ("TEXT_INPUT", "pizza near me", "search for pizza"),  # words the user never said

@@ -50,11 +50,13 @@ from lisan.screen.viewtree import ViewTree
 NEAR_SPELLING = 80  # rapidfuzz ratio from which two long words are one ("contacts", "contact")
 NEAR_FROM_CHARS = 4  # shorter words must be equal ("cat" is not "chat")
 SKELETON_FROM_CHARS = 2  # a Ge'ez skeleton of one consonant is in too many words to name one
+VERB_FROM_CHARS = 3  # an Amharic verb said under an inflection, by its consonants
 MAX_SHOWN_CHARS = 2_000  # what a node shows is read up to here (see the module's docstring)
 
 
-# The words that say a step without a node; Amharic ones are matched by their consonants, so
-# an inflection ("ተመለሺ") says it too.
+# The words that say a step without a node, said as they are: a near spelling is not enough
+# ("turn" is a near spelling of "return", "አጋራ" has the consonants of "ግራ"), except that an
+# Amharic verb of three consonants or more says it under an inflection ("ተመለሱ").
 ACTION_WORDS: dict[str, frozenset[str]] = {
     "BACK": frozenset({"back", "return", "previous", "ተመለስ", "ኋላ"}),
     "HOME": frozenset({"home", "መነሻ"}),
@@ -82,7 +84,7 @@ def _says(step: SafeStep, tree: ViewTree, heard: _Heard) -> bool:
     if action == "TAP":
         return _named(step, tree, heard)
     if action in ACTION_WORDS:
-        return heard.names(ACTION_WORDS[action])
+        return heard.says(ACTION_WORDS[action])
     typed = _words(step.payload or "")
     if action == "TEXT_INPUT":
         return bool(typed) and all(heard.names(frozenset({word})) for word in typed)
@@ -97,6 +99,13 @@ class _Heard:
     long_latin: tuple[str, ...]  # the Latin words a near spelling may match
     skeletons: tuple[str, ...]  # the Ge'ez words' consonant skeletons, long enough to match
     joined_skeletons: str  # the same, one per line: a shown skeleton inside any is one search
+
+    def says(self, words: frozenset[str]) -> bool:
+        """Whether a heard word is one of `words` (`ACTION_WORDS`' rule)."""
+        if words & self.words:
+            return True
+        verbs = {consonants(w) for w in words if not w.isascii()}
+        return any(len(s) >= VERB_FROM_CHARS and s in verbs for s in self.skeletons)
 
     def names(self, shown: frozenset[str]) -> bool:
         """Whether a heard word and a word of `shown` are the same (the module's docstring)."""
