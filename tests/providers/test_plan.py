@@ -29,7 +29,7 @@ LISTING = [
     "[n5] RecyclerView {scrollable}",
     '[n6] TextView "Abebe" desc="Contact Abebe" {clickable}',
 ]
-LISTED = ["n3", "n4", "n5", "n6"]
+LISTED = {"TAP": ["n3", "n4", "n6"], "TEXT_INPUT": ["n3"], "SCROLL": ["n5"]}
 
 
 def _screen_block(user_message: str) -> list[str]:
@@ -77,10 +77,10 @@ async def test_the_plan_request_is_bounded_and_repeatable(
         (
             "json_schema",
             {"type": "json_schema", "json_schema": {"name": "action_plan", "strict": True,
-                                                    "schema": plan_schema([])}},
+                                                    "schema": plan_schema({})}},
             False,
         ),
-        ("json_object", {"type": "json_object", "schema": plan_schema([])}, False),
+        ("json_object", {"type": "json_object", "schema": plan_schema({})}, False),
         ("prompt", None, True),
     ],
 )  # fmt: skip

@@ -36,7 +36,9 @@ class _Entry:
 @dataclass(frozen=True, slots=True)
 class Listing:
     lines: list[str]
-    ids: list[str]  # the ids of the nodes that take input, in order: what a step may name
+    # By action type, the listed ids a step of that type may name, in order: a TAP what takes a
+    # tap (a text field too: it focuses), a TEXT_INPUT a text field, a SCROLL what scrolls.
+    targets: dict[str, list[str]]
 
 
 def screen_listing(view_tree: str) -> Listing:
@@ -65,8 +67,15 @@ def screen_listing(view_tree: str) -> Listing:
         else:
             entries.append(_Entry(node, text))
     lines = [_render(entry) for entry in entries]
-    ids = [e.node.node_id for e in entries if e.node is not None and _takes_input(e.node)]
-    return Listing(lines, ids)
+    targets: dict[str, list[str]] = {"TAP": [], "TEXT_INPUT": [], "SCROLL": []}
+    for node in (entry.node for entry in entries if entry.node is not None):
+        if node.flags & TAKES_CLICKS or is_checkable(node):
+            targets["TAP"].append(node.node_id)
+        if "editable" in node.flags:
+            targets["TEXT_INPUT"].append(node.node_id)
+        if "scrollable" in node.flags:
+            targets["SCROLL"].append(node.node_id)
+    return Listing(lines, targets)
 
 
 def _takes_input(node: ViewNode) -> bool:

@@ -95,7 +95,7 @@ _LANGUAGE_NAMES = {Locale.AM_ET: "Amharic (am-ET)", Locale.EN_US: "English (en-U
 
 
 def user_message(transcript: str, screen: Screen | None, language: Locale) -> tuple[str, Listing]:
-    """The per-command message, and the listing it shows (no ids when the screen is hidden).
+    """The per-command message, and the listing it shows (no targets when the screen is hidden).
     The transcript and package are JSON strings, one line each; a hidden screen (None) sends
     neither the package nor the listing of its tree."""
     app = HIDDEN_APP if screen is None else _one_line(screen.current_package)
@@ -106,7 +106,7 @@ def user_message(transcript: str, screen: Screen | None, language: Locale) -> tu
         "",
     ]
     if screen is None:
-        return "\n".join([*lines, SCREEN_HIDDEN]), Listing([], [])
+        return "\n".join([*lines, SCREEN_HIDDEN]), Listing([], {})
     listing = screen_listing(screen.view_tree)
     shown = fenced_screen_lines("\n".join(listing.lines))
     return "\n".join([*lines, SCREEN_LABEL, SCREEN_BEGIN, *shown, SCREEN_END]), listing

@@ -7,12 +7,14 @@ command (`plan_tokens`): a small model rambled inside the JSON grammar for hundr
 (846 on a real messaging screen, two minutes on this machine), and servers keep generating for a
 client that left. How the JSON is asked for is LISAN_OPENAI_PLAN_FORMAT (`PlanFormat`): servers
 differ, and one that refuses a form answers every command with an error (`errors`: a
-configuration error, not an outage). With a schema, a step's target is one of the ids the
-listing shows (`plan_schema`): the model cannot name a node that is not there, nor a layout
-node that takes no input."""
+configuration error, not an outage). With a schema, each step is one the screen allows
+(`plan_schema`): a tap names a node the listing shows taking taps, typing a text field,
+scrolling what scrolls; the model cannot name a node that is not there, nor type into a
+button."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -21,6 +23,7 @@ from lisan.core.locale import Locale
 from lisan.core.settings import PlanFormat
 from lisan.providers.base import ProviderBadAnswer, Screen
 from lisan.providers.prompts import SYSTEM_PROMPT, user_message
+from lisan.screen.actions import SCROLL_DIRECTIONS
 
 _NULLABLE_STRING = {"type": ["string", "null"]}
 PLAN_SCHEMA: dict[str, Any] = {
@@ -67,17 +70,40 @@ def plan_tokens(transcript: str, ceiling: int) -> int:
     return min(ceiling, PLAN_TOKENS + len(transcript.encode()))
 
 
-def plan_schema(target_ids: list[str]) -> dict[str, Any]:
-    """PLAN_SCHEMA with each step's target one of `target_ids`, or null."""
-    if len(target_ids) > MAX_TARGET_IDS:
+def plan_schema(targets: Mapping[str, list[str]]) -> dict[str, Any]:
+    """PLAN_SCHEMA with each step one of the steps the screen allows (`anyOf`): a TAP of a
+    node that takes a tap, a TEXT_INPUT into a text field, a SCROLL of what scrolls (or of
+    the screen) in a direction, BACK or HOME, an OPEN_APP by name; each with the target and
+    payload its action defines. An action with no target on the screen is not offered."""
+    if sum(len(ids) for ids in targets.values()) > MAX_TARGET_IDS:
         return PLAN_SCHEMA
-    step = PLAN_SCHEMA["properties"]["steps"]["items"]
-    target = {"type": ["string", "null"], "enum": [*target_ids, None]}
-    steps = {
-        **PLAN_SCHEMA["properties"]["steps"],
-        "items": {**step, "properties": {**step["properties"], "target_node_id": target}},
-    }
+    variants = [
+        _step(["TAP"], {"type": "string", "enum": targets["TAP"]}, _NULL)
+        if targets.get("TAP") else None,
+        _step(["TEXT_INPUT"], {"type": "string", "enum": targets["TEXT_INPUT"]}, _STRING)
+        if targets.get("TEXT_INPUT") else None,
+        _step(["SCROLL"], {"type": ["string", "null"], "enum": [*targets.get("SCROLL", []), None]},
+              {"type": "string", "enum": sorted(SCROLL_DIRECTIONS)}),
+        _step(["BACK", "HOME"], _NULL, _NULL),
+        _step(["OPEN_APP"], _NULL, _STRING),
+    ]  # fmt: skip
+    steps = {**PLAN_SCHEMA["properties"]["steps"], "items": {"anyOf": [v for v in variants if v]}}
     return {**PLAN_SCHEMA, "properties": {**PLAN_SCHEMA["properties"], "steps": steps}}
+
+
+_NULL = {"type": "null"}
+_STRING = {"type": "string"}
+
+
+def _step(actions: list[str], target: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    step: dict[str, Any] = PLAN_SCHEMA["properties"]["steps"]["items"]
+    properties = {
+        **step["properties"],
+        "action_type": {"type": "string", "enum": actions},
+        "target_node_id": target,
+        "payload": payload,
+    }
+    return {**step, "properties": properties}
 
 
 def _response_format(form: PlanFormat, schema: dict[str, Any]) -> dict[str, Any] | None:
@@ -119,7 +145,7 @@ def plan_request(
         "temperature": 0,
         "max_tokens": plan_tokens(transcript, max_tokens),
     }
-    response_format = _response_format(form, plan_schema(listing.ids))
+    response_format = _response_format(form, plan_schema(listing.targets))
     if response_format is not None:
         body["response_format"] = response_format
     return orjson.dumps(body)  # httpx's json= would use the slower stdlib json
