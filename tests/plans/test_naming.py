@@ -116,6 +116,8 @@ def _step_asked(action: str, payload: str | None, transcript: str) -> bool:
         ("HOME", None, "ወደ መነሻ ገጽ ሂድ"),
         ("SCROLL", "down", "show me more"),
         ("SCROLL", "up", "ወደ ላይ ሸብልል"),
+        ("SCROLL", "up", "ወደ ላይ"),
+        ("SCROLL", "down", "swipe all the way to the bottom of the list"),
         ("TEXT_INPUT", "hello there", "type hello there"),
         ("TEXT_INPUT", "ሰላም እንዴት ነህ", "ሰላም እንዴት ነህ ብለህ ጻፍ"),
         ("TEXT_INPUT", "20", "change the day to 20"),
@@ -134,6 +136,8 @@ def test_a_step_without_a_node_that_the_transcript_says_is_not_asked(
         ("BACK", None, "delete this contact"),  # a model that did not understand went back
         ("BACK", None, "turn off the 7 am alarm"),  # "turn": a near spelling of "return"
         ("SCROLL", "left", "አጋራ"),  # "share": the consonants of ግራ, "left"
+        ("SCROLL", "up", "how much space does this app take up"),  # a direction in a sentence
+        ("SCROLL", "down", "next song"),
         ("HOME", None, "go back"),
         ("SCROLL", "down", "who did I call yesterday"),
         ("TEXT_INPUT", "pizza near me", "search for pizza"),  # words the user never said

@@ -5,8 +5,9 @@ run on the planner's word. A small model that did not understand a command went 
 or typed a word of its own (measured on real screens: 35 of 153 commands acted on so).
 
 A step other than a TAP is named when the transcript says it: BACK, HOME and SCROLL by a word
-of `ACTION_WORDS` ("go back", "ወደ ላይ"), TEXT_INPUT when every word it types was said, and
-OPEN_APP when a word of the app's name was said; each word read as a TAP's are below.
+of `ACTION_WORDS` ("go back", "ሸብልል"), a SCROLL also by a direction said alone ("down"),
+TEXT_INPUT when every word it types was said, and OPEN_APP when a word of the app's name was
+said; each word read as a TAP's are below.
 
 A TAP is named when the transcript shares a word with what its node shows (the node that
 receives the click and everything under it, or for a control that shows nothing the message
@@ -60,11 +61,14 @@ MAX_SHOWN_CHARS = 2_000  # what a node shows is read up to here (see the module'
 ACTION_WORDS: dict[str, frozenset[str]] = {
     "BACK": frozenset({"back", "return", "previous", "ተመለስ", "ኋላ"}),
     "HOME": frozenset({"home", "መነሻ"}),
-    "SCROLL": frozenset(
-        {"scroll", "swipe", "up", "down", "left", "right", "more", "next", "top", "bottom"}
-        | {"ሸብልል", "ላይ", "ታች", "ግራ", "ቀኝ"}
-    ),
+    "SCROLL": frozenset({"scroll", "swipe", "ሸብልል"}),
 }
+# A direction said alone, or nearly ("down", "more please", "ወደ ላይ"), says a scroll too; in a
+# longer sentence it is a word of something else ("how much space does this app take up").
+DIRECTION_WORDS = frozenset(
+    {"up", "down", "left", "right", "more", "top", "bottom", "ላይ", "ታች", "ግራ", "ቀኝ"}
+)
+BARE_WORDS = 3
 
 
 def ask_unnamed_steps(plan: SafePlan, tree: ViewTree, transcript: str) -> SafePlan:
@@ -83,6 +87,8 @@ def _says(step: SafeStep, tree: ViewTree, heard: _Heard) -> bool:
     action = step.action_type
     if action == "TAP":
         return _named(step, tree, heard)
+    if action == "SCROLL" and heard.length <= BARE_WORDS and heard.says(DIRECTION_WORDS):
+        return True
     if action in ACTION_WORDS:
         return heard.says(ACTION_WORDS[action])
     typed = _words(step.payload or "")
@@ -96,6 +102,7 @@ class _Heard:
     """The transcript's words, indexed for `names`."""
 
     words: frozenset[str]
+    length: int  # how many words were said, "the" and "to" too
     long_latin: tuple[str, ...]  # the Latin words a near spelling may match
     skeletons: tuple[str, ...]  # the Ge'ez words' consonant skeletons, long enough to match
     joined_skeletons: str  # the same, one per line: a shown skeleton inside any is one search
@@ -142,6 +149,8 @@ def _heard(transcript: str) -> _Heard:
     skeletons = _skeletons(w for w in words if not w.isascii())
     return _Heard(
         words=words,
+        length=len(latin_words(transcript))
+        + sum(not w.isascii() for w in ethiopic_words(transcript)),
         long_latin=tuple(w for w in words if w.isascii() and len(w) >= NEAR_FROM_CHARS),
         skeletons=skeletons,
         joined_skeletons="\n".join(skeletons),
