@@ -6,6 +6,7 @@ a step they do not name."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -79,21 +80,34 @@ def test_a_tap_the_transcript_does_not_name_is_asked(node: str, transcript: str)
     assert _asked(node, transcript)
 
 
+async def _answers(
+    settings_factory: Callable[..., Settings],
+    fake: FakeOpenAI,
+    step: dict[str, Any],
+    transcripts: tuple[str, ...],
+    **settings: Any,
+) -> list[dict[str, Any]]:
+    """The route's answer to each transcript, the planner planning `step` every time."""
+    fake.completions.default = Answer.plan(sent.plan(step))
+    bodies = []
+    async with app_with(settings_factory, fake.base_url, **settings) as client:
+        device = await ready_device(client, TELEGRAM)
+        for transcript in transcripts:
+            say(fake, transcript)
+            response = await command(client, device, command_body(tree=SCREEN))
+            bodies.append(response.json())
+    return bodies
+
+
 async def test_through_the_route_an_unnamed_tap_is_asked_by_name_and_a_named_one_runs(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
     """The planner taps "Chats": run at once for "tap chats"; for "open settings" (a
     transcript the planner did not follow, or a transcriber that misheard) the phone asks,
     naming the node."""
-    fake_openai.completions.default = Answer.plan(sent.plan(sent.step("TAP", "n2")))
-    bodies = []
-    async with app_with(settings_factory, fake_openai.base_url) as client:
-        device = await ready_device(client, TELEGRAM)
-        for transcript in ("tap chats", "open settings"):
-            say(fake_openai, transcript)
-            response = await command(client, device, command_body(tree=SCREEN))
-            bodies.append(response.json())
-    named, unnamed = bodies
+    named, unnamed = await _answers(
+        settings_factory, fake_openai, sent.step("TAP", "n2"), ("tap chats", "open settings")
+    )
     assert named["status"] == "ACCEPTED"
     assert unnamed["status"] == "CONFIRMATION_REQUIRED"
     assert unnamed["speech_response_text"].startswith("Tap “Chats”?")
@@ -155,15 +169,13 @@ async def test_through_the_route_a_back_the_user_did_not_ask_for_is_asked(
     settings_factory: Callable[..., Settings], fake_openai: FakeOpenAI
 ) -> None:
     """A small model answered commands it did not understand with BACK: the phone asks."""
-    fake_openai.completions.default = Answer.plan(sent.plan(sent.step("BACK", None)))
-    bodies = []
-    async with app_with(settings_factory, fake_openai.base_url, plan_local_first=False) as client:
-        device = await ready_device(client, TELEGRAM)
-        for transcript in ("go back", "delete this contact"):
-            say(fake_openai, transcript)
-            response = await command(client, device, command_body(tree=SCREEN))
-            bodies.append(response.json())
-    said, unsaid = bodies
+    said, unsaid = await _answers(
+        settings_factory,
+        fake_openai,
+        sent.step("BACK", None),
+        ("go back", "delete this contact"),
+        plan_local_first=False,
+    )
     assert said["status"] == "ACCEPTED"
     assert unsaid["status"] == "CONFIRMATION_REQUIRED"
 
